@@ -1,0 +1,29 @@
+/**
+ * Time source for the engine and the queue. Injected everywhere time matters so tests advance
+ * idle time instead of sleeping.
+ */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface ManualClock extends Clock {
+  set(ms: number): void;
+  advance(ms: number): void;
+}
+
+/** A clock that only moves when told to. */
+export function createManualClock(start = 1_700_000_000_000): ManualClock {
+  let current = start;
+  return {
+    now: () => current,
+    set: (ms) => {
+      current = ms;
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}

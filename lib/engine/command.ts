@@ -1,0 +1,59 @@
+/**
+ * The shape of a command implementation. Each file under commands/ exports a list of these;
+ * command-table.ts gathers them and the engine dispatches on the lower-cased name.
+ */
+import type { Keyspace } from './keyspace.ts';
+import type { Reply } from './reply.ts';
+
+export interface CommandContext {
+  readonly db: Keyspace;
+  /** The time this command sees, in ms. Fixed for the length of a script, like Redis 7. */
+  readonly now: number;
+  /** Inside EVAL: blocking options answer at once and some commands are refused. */
+  readonly inScript: boolean;
+  /** Inside MULTI/EXEC: blocking options answer at once. */
+  readonly inMulti: boolean;
+  /** Runs a nested command (used by the scripting commands). */
+  readonly services: EngineServices;
+}
+
+/** Engine-level facilities that some commands need beyond the keyspace. */
+export interface EngineServices {
+  /** Runs a command as if sent by a client, inside the current atomic step. */
+  callNested(argv: readonly string[], options: { inScript: boolean; now: number }): Reply;
+  /** Per-engine state owned by a command family (for example the script cache), created on demand. */
+  state<T>(name: string, create: () => T): T;
+}
+
+/**
+ * Returned by a handler that wants to block (XREAD/XREADGROUP BLOCK). The engine parks the
+ * caller and calls `retry` after any write to one of `keys`; a defined result resolves the
+ * call. When `timeoutMs` passes (0 = forever) it resolves with `onTimeout()`.
+ */
+export interface BlockRequest {
+  readonly kind: 'block';
+  readonly keys: readonly string[];
+  readonly timeoutMs: number;
+  retry(ctx: CommandContext, key: string): Reply | undefined;
+  onTimeout(): Reply;
+}
+
+export type CommandHandler = (ctx: CommandContext, argv: readonly string[]) => Reply | BlockRequest;
+
+export interface CommandSpec {
+  /** Lower-case name, e.g. `xadd`, or for a subcommand `create` (reported as `xgroup|create`). */
+  readonly name: string;
+  /** Redis arity: positive = exact argc, negative = at least |arity|; argc includes the name(s). */
+  readonly arity: number;
+  /** Changes data: logged for durability, refused by EVAL_RO. */
+  readonly write: boolean;
+  /** Refused inside scripts (for example EVAL itself, MULTI). */
+  readonly noScript?: boolean;
+  readonly handler?: CommandHandler;
+  /** Container commands (XGROUP, XINFO, SCRIPT): dispatched on argv[1]. */
+  readonly subcommands?: readonly CommandSpec[];
+}
+
+export function isBlockRequest(value: Reply | BlockRequest): value is BlockRequest {
+  return typeof value === 'object' && value !== null && 'kind' in value && value.kind === 'block';
+}

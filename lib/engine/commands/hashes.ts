@@ -1,0 +1,4 @@
+/** hashes commands. */
+import type { CommandSpec } from '../command.ts';
+
+export const hashesCommands: readonly CommandSpec[] = [];

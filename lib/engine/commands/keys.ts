@@ -1,0 +1,4 @@
+/** keys commands. */
+import type { CommandSpec } from '../command.ts';
+
+export const keysCommands: readonly CommandSpec[] = [];

@@ -1,0 +1,4 @@
+/** sets commands. */
+import type { CommandSpec } from '../command.ts';
+
+export const setsCommands: readonly CommandSpec[] = [];

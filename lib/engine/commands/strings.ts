@@ -1,0 +1,4 @@
+/** strings commands. */
+import type { CommandSpec } from '../command.ts';
+
+export const stringsCommands: readonly CommandSpec[] = [];

@@ -1,0 +1,217 @@
+/**
+ * The in-memory Redis engine: one keyspace, a command table and a clock. `call` is what a client
+ * connection does (including blocking reads); `exec` is MULTI/EXEC. Commands run synchronously
+ * one at a time, so every command, transaction and script is atomic by construction.
+ */
+import { type Clock, systemClock } from './clock.ts';
+import {
+  type BlockRequest,
+  type CommandContext,
+  type CommandSpec,
+  type EngineServices,
+  isBlockRequest,
+} from './command.ts';
+import { commandTable } from './command-table.ts';
+import { Keyspace } from './keyspace.ts';
+import { Errors, RedisError, type Reply } from './reply.ts';
+
+/** A write command as executed, with the time it saw: what a durability log records. */
+export interface WriteRecord {
+  readonly argv: readonly string[];
+  readonly now: number;
+}
+
+export interface EngineOptions {
+  clock?: Clock;
+  /** Called after every successful write command, nested ones included. */
+  onWrite?: (record: WriteRecord) => void;
+}
+
+export interface Engine {
+  readonly clock: Clock;
+  readonly db: Keyspace;
+  /** Runs one command like a client connection; resolves with the reply (errors are values). */
+  call(argv: readonly string[]): Promise<Reply>;
+  /** Runs one command without ever blocking (BLOCK answers as inside MULTI). */
+  callSync(argv: readonly string[]): Reply;
+  /**
+   * MULTI/EXEC: unknown commands or wrong arity abort the whole batch (EXECABORT, nothing runs);
+   * otherwise every command runs in one atomic step and each reply, error or not, is returned.
+   */
+  exec(commands: readonly (readonly string[])[]): Reply[] | RedisError;
+  /** Runs `argv` with a fixed time, as a durability log replays it. */
+  replay(record: WriteRecord): Reply;
+  /** Time source changes during replay; the listener is muted meanwhile. */
+  setWriteListener(listener: ((record: WriteRecord) => void) | undefined): void;
+}
+
+interface Waiter {
+  readonly request: BlockRequest;
+  readonly resolve: (reply: Reply) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+type Resolved = { spec: CommandSpec; fullName: string } | RedisError;
+
+export function createEngine(options: EngineOptions = {}): Engine {
+  const clock = options.clock ?? systemClock;
+  /** Set while a top-level command runs so nested calls and expiry see one instant. */
+  let commandNow: number | undefined;
+  const db = new Keyspace(() => commandNow ?? clock.now());
+  const table = new Map(commandTable.map((spec) => [spec.name, spec]));
+  const states = new Map<string, unknown>();
+  const waiters = new Set<Waiter>();
+  let onWrite = options.onWrite;
+
+  function resolve(argv: readonly string[]): Resolved {
+    const name = argv[0] ?? '';
+    const spec = table.get(name.toLowerCase());
+    if (spec === undefined) return new RedisError(Errors.unknownCommand(name, argv.slice(1)));
+    if (!arityOk(spec.arity, argv.length)) return new RedisError(Errors.arity(spec.name));
+    if (spec.subcommands === undefined) return { spec, fullName: spec.name };
+    const subName = argv[1] ?? '';
+    const sub = spec.subcommands.find((s) => s.name === subName.toLowerCase());
+    if (sub === undefined) {
+      return new RedisError(`ERR unknown subcommand '${subName}'. Try ${spec.name.toUpperCase()} HELP.`);
+    }
+    const fullName = `${spec.name}|${sub.name}`;
+    if (!arityOk(sub.arity, argv.length - 1)) return new RedisError(Errors.arity(fullName));
+    return { spec: sub, fullName };
+  }
+
+  const services: EngineServices = {
+    callNested: (argv, { inScript, now }) => {
+      const result = run(argv, { inScript, inMulti: true, now });
+      return isBlockRequest(result) ? result.onTimeout() : result;
+    },
+    state: <T>(name: string, create: () => T): T => {
+      if (!states.has(name)) states.set(name, create());
+      return states.get(name) as T;
+    },
+  };
+
+  function run(
+    argv: readonly string[],
+    mode: { inScript: boolean; inMulti: boolean; now: number },
+  ): Reply | BlockRequest {
+    const resolved = resolve(argv);
+    if (resolved instanceof RedisError) return resolved;
+    const { spec } = resolved;
+    if (spec.handler === undefined) return new RedisError(Errors.arity(resolved.fullName));
+    if (mode.inScript && spec.noScript) {
+      return new RedisError('ERR This Redis command is not allowed from script');
+    }
+    const ctx: CommandContext = {
+      db,
+      now: mode.now,
+      inScript: mode.inScript,
+      inMulti: mode.inMulti,
+      services,
+    };
+    const outer = commandNow;
+    commandNow = mode.now;
+    try {
+      const reply = spec.handler(ctx, argv);
+      if (spec.write && onWrite !== undefined && !isBlockRequest(reply) && !(reply instanceof RedisError)) {
+        onWrite({ argv: [...argv], now: mode.now });
+      }
+      return reply;
+    } catch (error) {
+      if (error instanceof RedisError) return error;
+      throw error;
+    } finally {
+      commandNow = outer;
+    }
+  }
+
+  /** Wakes blocked callers whose keys were written by the last atomic step. */
+  function wakeWaiters(): void {
+    if (db.touched.size === 0) return;
+    while (db.touched.size > 0 && waiters.size > 0) {
+      const keys = [...db.touched];
+      db.touched.clear();
+      for (const waiter of [...waiters]) {
+        const key = keys.find((k) => waiter.request.keys.includes(k));
+        if (key === undefined) continue;
+        const now = clock.now();
+        const ctx: CommandContext = { db, now, inScript: false, inMulti: false, services };
+        let reply: Reply | undefined;
+        try {
+          reply = waiter.request.retry(ctx, key);
+        } catch (error) {
+          if (!(error instanceof RedisError)) throw error;
+          reply = error;
+        }
+        if (reply === undefined) continue;
+        finish(waiter, reply);
+      }
+    }
+    db.touched.clear();
+  }
+
+  function finish(waiter: Waiter, reply: Reply): void {
+    if (waiter.timer !== undefined) clearTimeout(waiter.timer);
+    waiters.delete(waiter);
+    waiter.resolve(reply);
+  }
+
+  function callSync(argv: readonly string[]): Reply {
+    const result = run(argv, { inScript: false, inMulti: true, now: clock.now() });
+    const reply = isBlockRequest(result) ? result.onTimeout() : result;
+    wakeWaiters();
+    return reply;
+  }
+
+  return {
+    clock,
+    db,
+    call(argv) {
+      const result = run(argv, { inScript: false, inMulti: false, now: clock.now() });
+      if (!isBlockRequest(result)) {
+        wakeWaiters();
+        return Promise.resolve(result);
+      }
+      wakeWaiters();
+      return new Promise<Reply>((resolvePromise) => {
+        const waiter: Waiter = { request: result, resolve: resolvePromise, timer: undefined };
+        waiters.add(waiter);
+        if (result.timeoutMs > 0) {
+          waiter.timer = setTimeout(() => finish(waiter, result.onTimeout()), result.timeoutMs);
+        }
+      });
+    },
+    callSync,
+    exec(commands) {
+      for (const argv of commands) {
+        if (resolve(argv) instanceof RedisError) {
+          return new RedisError('EXECABORT Transaction discarded because of previous errors.');
+        }
+      }
+      const now = clock.now();
+      const replies = commands.map((argv) => {
+        const result = run(argv, { inScript: false, inMulti: true, now });
+        return isBlockRequest(result) ? result.onTimeout() : result;
+      });
+      wakeWaiters();
+      return replies;
+    },
+    replay(record) {
+      const saved = onWrite;
+      onWrite = undefined;
+      try {
+        const result = run(record.argv, { inScript: false, inMulti: true, now: record.now });
+        return isBlockRequest(result) ? result.onTimeout() : result;
+      } finally {
+        onWrite = saved;
+        db.touched.clear();
+      }
+    },
+    setWriteListener(listener) {
+      onWrite = listener;
+    },
+  };
+}
+
+function arityOk(arity: number, argc: number): boolean {
+  return arity >= 0 ? argc === arity : argc >= -arity;
+}

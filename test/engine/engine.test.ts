@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../lib/engine/clock.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
+import { RedisError, StatusReply } from '../../lib/engine/reply.ts';
+
+describe('engine dispatch', () => {
+  it('answers PING with a PONG status and echoes an argument', async () => {
+    const engine = createEngine();
+    expect(await engine.call(['PING'])).toEqual(new StatusReply('PONG'));
+    expect(await engine.call(['ping', 'hello'])).toBe('hello');
+  });
+
+  it('reports unknown commands with the args Redis quotes', async () => {
+    const engine = createEngine();
+    const reply = await engine.call(['foo', 'a', 'b']);
+    expect(reply).toBeInstanceOf(RedisError);
+    expect((reply as RedisError).message).toBe(
+      "ERR unknown command 'foo', with args beginning with: 'a' 'b' ",
+    );
+  });
+
+  it('checks arity before running a command', () => {
+    const engine = createEngine();
+    expect((engine.callSync(['ping', 'a', 'b']) as RedisError).message).toBe(
+      "ERR wrong number of arguments for 'ping' command",
+    );
+  });
+
+  it('aborts a transaction with an unknown command before running any of it', () => {
+    const engine = createEngine();
+    const reply = engine.exec([['PING'], ['NOPE']]);
+    expect((reply as RedisError).message).toBe('EXECABORT Transaction discarded because of previous errors.');
+  });
+
+  it('answers TIME from the injected clock', () => {
+    const clock = createManualClock(1_700_000_000_123);
+    const engine = createEngine({ clock });
+    expect(engine.callSync(['TIME'])).toEqual(['1700000000', '123000']);
+  });
+});
