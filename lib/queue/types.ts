@@ -1,0 +1,160 @@
+/**
+ * The queue's public types: what the HTTP API, the runtimes and users' code program against.
+ * The implementation (scripts, keys, adapters) lives beside this file; only these shapes are a
+ * contract.
+ */
+
+/** Per-queue settings, stored in Redis; defaults come from the environment. */
+export interface QueueConfig {
+  /** A delivered message not acked within this time may be taken back by another consumer. */
+  visibilityTimeoutMs: number;
+  /** Deliveries after which a message is dead-lettered instead of delivered again. */
+  maxDeliveries: number;
+  /** A repeated dedupId within this window returns the first message's id and adds nothing. */
+  dedupWindowMs: number;
+  /** How long entries every group has acked are kept before the sweep trims them. */
+  retentionMs: number;
+  /** A consumer with nothing pending, idle this long, is removed by the sweep. */
+  consumerIdleMs: number;
+  /** The most messages one consumer may hold at once (Upstash caps a consumer's PEL at 1000). */
+  maxInFlightPerConsumer: number;
+}
+
+export interface MessageInput {
+  /** Any JSON value. */
+  body: unknown;
+  attributes?: Record<string, string>;
+  /** Not visible to consumers before this many ms from now. */
+  delayMs?: number;
+  dedupId?: string;
+}
+
+export interface Message {
+  id: string;
+  /** The JSON body; for entries written by other Redis clients, null (see `fields`). */
+  body: unknown;
+  attributes: Record<string, string>;
+  /** How many times this message has been delivered, this delivery included. */
+  deliveries: number;
+  /** When it was produced (ms since the epoch); for foreign entries, the id's time part. */
+  enqueuedAt: number;
+  /** Present for entries written to the stream by other clients: their raw fields. */
+  fields?: Record<string, string>;
+}
+
+export interface DeadLetter extends Omit<Message, 'deliveries'> {
+  /** The id the message had in the queue's stream. */
+  deadLetteredFrom: string;
+  group: string;
+  deliveries: number;
+  reason: string;
+  deadLetteredAt: number;
+}
+
+export interface GroupStats {
+  name: string;
+  pending: number;
+  /** Entries not yet delivered to the group; null when Redis cannot tell (after deletions). */
+  lag: number | null;
+  consumers: number;
+  /** Age of the longest-held pending message in ms; null when nothing is pending. */
+  oldestPendingAgeMs: number | null;
+  lastDeliveredId: string;
+}
+
+export interface QueueStats {
+  name: string;
+  length: number;
+  delayed: number;
+  deadLetters: number;
+  groups: GroupStats[];
+}
+
+export interface PendingSummary {
+  pending: number;
+  minId: string | null;
+  maxId: string | null;
+  consumers: { name: string; pending: number }[];
+}
+
+export interface PendingEntry {
+  id: string;
+  consumer: string;
+  idleMs: number;
+  deliveries: number;
+}
+
+export interface ReclaimResult {
+  /** Pass back to continue; "0-0" when the whole PEL has been scanned. */
+  cursor: string;
+  messages: Message[];
+  /** Ids that were pending but whose entries no longer exist; removed from the PEL. */
+  deleted: string[];
+}
+
+export interface SweepReport {
+  deadLettered: number;
+  promoted: number;
+  deletedReferences: number;
+  consumersRemoved: number;
+  trimmed: number;
+  /** False when the budget ran out before every queue was visited; the next call resumes. */
+  complete: boolean;
+}
+
+export interface SweepOptions {
+  /** Upper bound on the work units (entries examined) in this call. */
+  budget?: number;
+  /** Optional wall-clock budget in ms (the cron passes what is left of its invocation). */
+  timeBudgetMs?: number;
+}
+
+/** The operations of the queue. Every method is one atomic Redis round trip unless noted. */
+export interface QueueService {
+  configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;
+  /** Null when the queue is not registered. */
+  getConfig(queue: string): Promise<QueueConfig | null>;
+  listQueues(): Promise<string[]>;
+  /** Removes the queue and all its keys; false when it did not exist. */
+  deleteQueue(queue: string): Promise<boolean>;
+
+  /** Ids in input order; all-or-nothing. Registers the queue with default config when new. */
+  produce(queue: string, messages: MessageInput[]): Promise<string[]>;
+  browse(queue: string, options: { start?: string; end?: string; count?: number }): Promise<Message[]>;
+
+  /** `start` is "0" (whole backlog), "$" (new messages only) or a stream id. */
+  createGroup(queue: string, group: string, start: string): Promise<{ created: boolean }>;
+  deleteGroup(queue: string, group: string): Promise<boolean>;
+
+  consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
+  ack(queue: string, group: string, ids: string[]): Promise<number>;
+  nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
+  extend(
+    queue: string,
+    group: string,
+    consumer: string,
+    ids: string[],
+  ): Promise<{ extended: string[]; lost: string[] }>;
+  reclaim(
+    queue: string,
+    group: string,
+    consumer: string,
+    options: { minIdleMs: number; count?: number; cursor?: string },
+  ): Promise<ReclaimResult>;
+  pendingSummary(queue: string, group: string): Promise<PendingSummary>;
+  pendingRange(
+    queue: string,
+    group: string,
+    options: { start: string; end: string; count: number; consumer?: string; minIdleMs?: number },
+  ): Promise<PendingEntry[]>;
+
+  listDeadLetters(
+    queue: string,
+    options: { count?: number; cursor?: string },
+  ): Promise<{ deadLetters: DeadLetter[]; cursor: string | null }>;
+  redrive(queue: string, selection: { ids: string[] } | { all: true }): Promise<number>;
+  purgeDeadLetters(queue: string): Promise<number>;
+
+  stats(queue: string): Promise<QueueStats>;
+  sweep(options?: SweepOptions): Promise<SweepReport>;
+}
