@@ -1,0 +1,282 @@
+/**
+ * Helpers for the differential suite: run the same commands on a private engine and on the shared
+ * real redis-server, and compare the replies exactly. The only values not compared for equality are
+ * wall-clock ones (idle times, delivery and seen times, PTTL/TTL, TIME, and `*`-generated ids whose
+ * millisecond part is "now"): those are compared within a tolerance instead, because the engine's
+ * manual clock is synced to the server's TIME before each step and the server's clock keeps moving.
+ */
+import { createManualClock, type ManualClock } from '../../lib/engine/clock.ts';
+import { createEngine, type Engine } from '../../lib/engine/engine.ts';
+import { RedisError, type Reply, StatusReply } from '../../lib/engine/reply.ts';
+import { createRespClient, type RespClient } from './resp-client.ts';
+
+/** How far apart two wall-clock readings may be (ms): a step or batch takes far less. */
+export const WALL_CLOCK_TOLERANCE_MS = 1500;
+/** Ids whose ms part lies this close to the run's start are `*`-generated and masked. */
+const WALL_CLOCK_WINDOW_MS = 24 * 3600 * 1000;
+
+/** A wall-clock value lifted out of a reply: compared within tolerance, not for equality. */
+export class WallClock {
+  constructor(
+    readonly kind: 'time' | 'duration' | 'seconds' | 'id',
+    readonly value: number,
+  ) {}
+}
+
+type Normalised = string | number | null | StatusReply | RedisError | WallClock | Normalised[];
+
+/** Renders a reply with its RESP type visible: `+OK`, `-ERR ...`, `:1`, `"bulk"`, `nil`, `[...]`. */
+export function renderReply(reply: Normalised): string {
+  if (reply === null) return 'nil';
+  if (typeof reply === 'number') return `:${reply}`;
+  if (typeof reply === 'string') return JSON.stringify(reply);
+  if (reply instanceof StatusReply) return `+${reply.status}`;
+  if (reply instanceof RedisError) return `-${reply.message}`;
+  if (reply instanceof WallClock) return `~${reply.kind}(${reply.value})`;
+  return `[${reply.map(renderReply).join(', ')}]`;
+}
+
+/** Renders a command as you would type it in redis-cli (arguments with spaces are quoted). */
+export function renderCommand(argv: readonly string[]): string {
+  return argv.map((arg) => (/^[^\s"']+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
+}
+
+const ID = /^(\d+)-(\d+)$/;
+
+/** Lifts every wall-clock value of `reply` (to `argv`) into a WallClock marker. */
+export function normaliseReply(argv: readonly string[], reply: Reply, runStart: number): Normalised {
+  const ids = liftIds(reply, runStart);
+  const name = (argv[0] ?? '').toLowerCase();
+  const sub = (argv[1] ?? '').toLowerCase();
+  if (name === 'time' && Array.isArray(ids) && ids.length === 2) {
+    return new WallClock('time', Number(ids[0]) * 1000 + Math.floor(Number(ids[1]) / 1000));
+  }
+  if (name === 'pttl' && typeof ids === 'number' && ids >= 0) return new WallClock('duration', ids);
+  if (name === 'ttl' && typeof ids === 'number' && ids >= 0) return new WallClock('seconds', ids);
+  if (name === 'xpending' && argv.length >= 6 && Array.isArray(ids)) {
+    return ids.map((row) => liftAt(row, 2, 'duration'));
+  }
+  if (name === 'xinfo' && sub === 'consumers' && Array.isArray(ids)) {
+    return ids.map((consumer) => liftField(consumer, 'idle', 'duration'));
+  }
+  if (name === 'xinfo' && sub === 'stream' && argv.some((a) => a.toLowerCase() === 'full')) {
+    return mapField(ids, 'groups', (groups) =>
+      Array.isArray(groups)
+        ? groups.map((group) => {
+            let out = mapField(group, 'pending', (rows) =>
+              Array.isArray(rows) ? rows.map((row) => liftAt(row, 2, 'time')) : rows,
+            );
+            out = mapField(out, 'consumers', (consumers) =>
+              Array.isArray(consumers)
+                ? consumers.map((consumer) =>
+                    mapField(liftField(consumer, 'seen-time', 'time'), 'pending', (rows) =>
+                      Array.isArray(rows) ? rows.map((row) => liftAt(row, 1, 'time')) : rows,
+                    ),
+                  )
+                : consumers,
+            );
+            return out;
+          })
+        : groups,
+    );
+  }
+  return ids;
+}
+
+function liftIds(reply: Reply, runStart: number): Normalised {
+  if (Array.isArray(reply)) return reply.map((item) => liftIds(item, runStart));
+  if (typeof reply === 'string') {
+    const match = ID.exec(reply);
+    if (match !== null) {
+      const ms = Number(match[1]);
+      if (Math.abs(ms - runStart) <= WALL_CLOCK_WINDOW_MS) return new WallClock('id', ms);
+    }
+  }
+  return reply;
+}
+
+function liftAt(row: Normalised, index: number, kind: WallClock['kind']): Normalised {
+  if (!Array.isArray(row)) return row;
+  const value = row[index];
+  if (typeof value !== 'number') return row;
+  return row.map((item, i) => (i === index ? new WallClock(kind, value) : item));
+}
+
+/** In a flat field/value list, replaces the value after `field` with `update(value)`. */
+function mapField(map: Normalised, field: string, update: (value: Normalised) => Normalised): Normalised {
+  if (!Array.isArray(map)) return map;
+  return map.map((item, i) => (i % 2 === 1 && map[i - 1] === field ? update(item) : item));
+}
+
+function liftField(map: Normalised, field: string, kind: WallClock['kind']): Normalised {
+  return mapField(map, field, (value) => (typeof value === 'number' ? new WallClock(kind, value) : value));
+}
+
+/** Where two normalised replies first differ, or undefined when they are the same. */
+export function findDifference(expected: Normalised, got: Normalised, path = '$'): string | undefined {
+  if (expected instanceof WallClock || got instanceof WallClock) {
+    if (!(expected instanceof WallClock && got instanceof WallClock) || expected.kind !== got.kind) {
+      return `${path}: type differs`;
+    }
+    const tolerance = expected.kind === 'seconds' ? 2 : WALL_CLOCK_TOLERANCE_MS;
+    return Math.abs(expected.value - got.value) <= tolerance
+      ? undefined
+      : `${path}: wall-clock value ${expected.value} vs ${got.value}`;
+  }
+  if (Array.isArray(expected) || Array.isArray(got)) {
+    if (!(Array.isArray(expected) && Array.isArray(got))) return `${path}: type differs`;
+    if (expected.length !== got.length) return `${path}: length ${expected.length} vs ${got.length}`;
+    for (let i = 0; i < expected.length; i++) {
+      const inner = findDifference(expected[i] ?? null, got[i] ?? null, `${path}[${i}]`);
+      if (inner !== undefined) return inner;
+    }
+    return undefined;
+  }
+  if (expected instanceof StatusReply || got instanceof StatusReply) {
+    return expected instanceof StatusReply && got instanceof StatusReply && expected.status === got.status
+      ? undefined
+      : `${path}: status differs`;
+  }
+  if (expected instanceof RedisError || got instanceof RedisError) {
+    return expected instanceof RedisError && got instanceof RedisError && expected.message === got.message
+      ? undefined
+      : `${path}: error differs`;
+  }
+  return expected === got ? undefined : `${path}: value differs`;
+}
+
+/** One step where the engine did not answer like Redis. */
+export interface Mismatch {
+  readonly step: number;
+  readonly argv: readonly string[];
+  readonly redis: Reply;
+  readonly engine: Reply;
+  readonly where: string;
+}
+
+export function renderMismatch(m: Mismatch): string {
+  return [
+    `step ${m.step}: ${renderCommand(m.argv)}`,
+    `  redis:  ${renderReply(m.redis)}`,
+    `  engine: ${renderReply(m.engine)}`,
+    `  (${m.where})`,
+  ].join('\n');
+}
+
+/** Connects to the shared server once per test file. */
+export function connectServer(url: string): Promise<RespClient> {
+  return createRespClient(url);
+}
+
+let sessionCounter = 0;
+
+/**
+ * One comparison session: a fresh engine on a manual clock, the shared server connection, a
+ * unique key prefix (the server is shared, so keys are never reused and are deleted at the end).
+ */
+export interface DiffSession {
+  readonly engine: Engine;
+  readonly clock: ManualClock;
+  readonly server: RespClient;
+  /** Every mismatch seen so far, in step order. */
+  readonly mismatches: Mismatch[];
+  /** A key name unique to this session (the same name on the engine and the server). */
+  key(name: string): string;
+  /**
+   * Runs one command on both sides (after syncing the engine's clock to the server's TIME),
+   * records a mismatch if the replies differ, and returns both replies.
+   */
+  run(argv: readonly string[]): Promise<{ redis: Reply; engine: Reply }>;
+  /**
+   * Runs commands pipelined on the server (one round trip, clock synced once at the start), then
+   * on the engine; stops at the first mismatch and returns it (later steps would only cascade).
+   */
+  runBatch(commands: readonly (readonly string[])[]): Promise<Mismatch | undefined>;
+  /** Deletes every key this session named on the server. */
+  cleanup(): Promise<void>;
+}
+
+export function createDiffSession(server: RespClient, label = 'diff'): DiffSession {
+  const clock = createManualClock();
+  const engine = createEngine({ clock });
+  const prefix = `${label}:${process.pid}:${Date.now().toString(36)}:${(sessionCounter++).toString(36)}:`;
+  const keys = new Set<string>();
+  const mismatches: Mismatch[] = [];
+  const runStart = Date.now();
+  let step = 0;
+
+  function syncClock(time: Reply): void {
+    if (!Array.isArray(time) || typeof time[0] !== 'string' || typeof time[1] !== 'string') {
+      throw new Error(`TIME answered ${renderReply(time)}`);
+    }
+    clock.set(Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000));
+  }
+
+  function compare(argv: readonly string[], redis: Reply, engineReply: Reply): Mismatch | undefined {
+    step += 1;
+    const where = findDifference(
+      normaliseReply(argv, redis, runStart),
+      normaliseReply(argv, engineReply, runStart),
+    );
+    if (where === undefined) return undefined;
+    const mismatch = { step, argv, redis, engine: engineReply, where };
+    mismatches.push(mismatch);
+    return mismatch;
+  }
+
+  return {
+    engine,
+    clock,
+    server,
+    mismatches,
+    key(name) {
+      const key = `${prefix}${name}`;
+      keys.add(key);
+      return key;
+    },
+    async run(argv) {
+      const [time, redis] = await server.pipeline([['TIME'], argv]);
+      syncClock(time ?? null);
+      const engineReply = engine.callSync(argv);
+      compare(argv, redis ?? null, engineReply);
+      return { redis: redis ?? null, engine: engineReply };
+    },
+    async runBatch(commands) {
+      const [time, ...replies] = await server.pipeline([['TIME'], ...commands]);
+      syncClock(time ?? null);
+      for (let i = 0; i < commands.length; i++) {
+        const argv = commands[i] ?? [];
+        const mismatch = compare(argv, replies[i] ?? null, engine.callSync(argv));
+        if (mismatch !== undefined) return mismatch;
+      }
+      return undefined;
+    },
+    async cleanup() {
+      const all = [...keys];
+      for (let i = 0; i < all.length; i += 500) await server.call(['DEL', ...all.slice(i, i + 500)]);
+    },
+  };
+}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same command sequence. */
+export function createRandom(seed: number) {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    /** An integer in [0, n). */
+    int: (n: number): number => Math.floor(next() * n),
+    pick: <T>(items: readonly T[]): T => {
+      const item = items[Math.floor(next() * items.length)];
+      if (item === undefined) throw new Error('pick from an empty list');
+      return item;
+    },
+    chance: (p: number): boolean => next() < p,
+  };
+}
