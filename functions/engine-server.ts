@@ -1,0 +1,129 @@
+/**
+ * `npm run engine`: the local engine behind its Upstash-compatible REST front, over Node's HTTP
+ * server. Reads ENGINE_PORT (default 8079), ENGINE_HOST (default 127.0.0.1), ENGINE_TOKEN
+ * (default dev-token) and ENGINE_REDIS_URL (forward to a real Redis instead of the in-memory
+ * engine). Importing this module starts nothing; tests call `startEngineServer`.
+ */
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { createEngine, type Engine } from '../lib/engine/engine.ts';
+import { createRestFront } from '../lib/rest-front/app.ts';
+import type { Backend } from '../lib/rest-front/backend.ts';
+import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
+import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
+
+export interface EngineServerOptions {
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly hostname?: string;
+  readonly token?: string;
+  /** Forward every command to this Redis instead of running the in-memory engine. */
+  readonly redisUrl?: string | undefined;
+  /** Serve this engine (tests pass one with a manual clock); ignored with `redisUrl`. */
+  readonly engine?: Engine;
+}
+
+export interface EngineServer {
+  /** Base URL for `new Redis({ url, token })`. */
+  readonly url: string;
+  readonly token: string;
+  /** 'engine' or 'redis', for the banner. */
+  readonly mode: 'engine' | 'redis';
+  close(): Promise<void>;
+}
+
+export const DEFAULT_ENGINE_PORT = 8079;
+export const DEFAULT_ENGINE_TOKEN = 'dev-token';
+
+/**
+ * The one place the server's engine is created, so durability and scripting options can be
+ * passed here later.
+ */
+export function createServerEngine(): Engine {
+  return createEngine();
+}
+
+/**
+ * Starts the REST front and resolves once it listens.
+ *
+ * @example
+ * const server = await startEngineServer({ port: 0 });
+ * const redis = new Redis({ url: server.url, token: server.token });
+ * await server.close();
+ */
+export async function startEngineServer(options: EngineServerOptions = {}): Promise<EngineServer> {
+  const token = options.token ?? DEFAULT_ENGINE_TOKEN;
+  const hostname = options.hostname ?? '127.0.0.1';
+  let backend: Backend;
+  let closeBackend: () => Promise<void>;
+  if (options.redisUrl !== undefined) {
+    const forward = createRedisForwardBackend(options.redisUrl);
+    backend = forward;
+    closeBackend = () => forward.close();
+  } else {
+    backend = createEngineBackend(options.engine ?? createServerEngine());
+    closeBackend = () => Promise.resolve();
+  }
+  const app = createRestFront({ backend, token });
+
+  const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
+    (resolve, reject) => {
+      const server = serve(
+        { fetch: app.fetch, port: options.port ?? DEFAULT_ENGINE_PORT, hostname },
+        (address) => resolve({ server, address }),
+      );
+      server.once('error', reject);
+    },
+  );
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    token,
+    mode: options.redisUrl === undefined ? 'engine' : 'redis',
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Clients keep connections alive (and a blocked read may hold one): end them so close
+        // finishes instead of waiting for idle timeouts.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+      await closeBackend();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.ENGINE_PORT ?? DEFAULT_ENGINE_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`ENGINE_PORT must be a port number, got ${process.env.ENGINE_PORT}`);
+  }
+  const server = await startEngineServer({
+    port,
+    hostname: process.env.ENGINE_HOST ?? '127.0.0.1',
+    token: process.env.ENGINE_TOKEN || DEFAULT_ENGINE_TOKEN,
+    redisUrl: process.env.ENGINE_REDIS_URL || undefined,
+  });
+  const backing =
+    server.mode === 'engine' ? 'the in-memory engine' : `Redis at ${process.env.ENGINE_REDIS_URL}`;
+  console.log(`Upstash-compatible REST front for ${backing}`);
+  console.log(`  UPSTASH_REDIS_REST_URL=${server.url}`);
+  console.log(`  UPSTASH_REDIS_REST_TOKEN=${server.token}`);
+  const stop = (): void => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+// Only when run as a program (`npm run engine`), never on import.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,17 @@
+/** The REST front's backend for the in-process engine: a direct hand-off, no copying. */
+import type { Engine } from '../engine/engine.ts';
+import type { Backend } from './backend.ts';
+
+/**
+ * Serves the REST front from an in-memory engine. Blocking reads (XREAD/XREADGROUP BLOCK) park
+ * only their own request; every other request keeps being answered.
+ *
+ * @example
+ * const app = createRestFront({ backend: createEngineBackend(createEngine()), token: 'dev-token' });
+ */
+export function createEngineBackend(engine: Engine): Backend {
+  return {
+    call: (argv) => engine.call(argv),
+    exec: (commands) => Promise.resolve(engine.exec(commands)),
+  };
+}
