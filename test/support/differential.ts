@@ -280,3 +280,21 @@ export function createRandom(seed: number) {
     chance: (p: number): boolean => next() < p,
   };
 }
+
+/** A scripted sequence: built from a key-naming function so every run uses fresh keys. */
+export type Scenario = (key: (name: string) => string) => readonly (readonly string[])[];
+
+/**
+ * Runs a scripted sequence step by step on both sides (clock synced before each step), deletes
+ * its keys, and returns every mismatch rendered (an empty list means the engine answered exactly
+ * like Redis throughout).
+ */
+export async function compareScenario(server: RespClient, scenario: Scenario): Promise<string[]> {
+  const session = createDiffSession(server);
+  try {
+    for (const argv of scenario(session.key)) await session.run(argv);
+  } finally {
+    await session.cleanup();
+  }
+  return session.mismatches.map(renderMismatch);
+}
