@@ -1,0 +1,235 @@
+/**
+ * The HTTP API as a hono app, built from injected dependencies only: the queue service, the
+ * tokens, a Redis health probe, limits, a logger. Entry points (functions/*) read the environment
+ * and call `createApp`; nothing here knows which runtime it is in.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { routePath } from 'hono/route';
+import { type Clock, systemClock } from '../engine/clock.ts';
+import { QueueError, QueueErrorCode } from '../queue/errors.ts';
+import type { QueueService } from '../queue/types.ts';
+import type { TokenSet } from './auth.ts';
+import { type ApiApp, type ApiEnv, defaultLimits, type Limits, type Logger, type Sleep } from './context.ts';
+import { renderDocs } from './docs.ts';
+import { ApiError, ApiErrorCode, type ErrorCode, envelope, statusByCode } from './errors.ts';
+import { timerSleep } from './long-poll.ts';
+import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
+import { registerDeliveryRoutes } from './routes/deliveries.ts';
+import { registerDlqRoutes } from './routes/dlq.ts';
+import { registerGroupRoutes } from './routes/groups.ts';
+import { registerMessageRoutes } from './routes/messages.ts';
+import { registerQueueRoutes } from './routes/queues.ts';
+import { registerSystemRoutes } from './routes/system.ts';
+
+export interface AppOptions {
+  queue: QueueService;
+  tokens: TokenSet;
+  /** Resolves true when Redis answers (a PING); false or a rejection means it does not. */
+  health: () => Promise<boolean>;
+  limits?: Partial<Limits>;
+  logger?: Logger;
+  clock?: Clock;
+  sleep?: Sleep;
+  /** How long /healthz waits for the probe before calling Redis down. */
+  healthTimeoutMs?: number;
+  /** Seconds a client is told to wait after a 503. */
+  retryAfterSeconds?: number;
+}
+
+export const consoleLogger: Logger = {
+  error: (message, context) => console.error(JSON.stringify({ level: 'error', message, ...context })),
+  warn: (message, context) => console.warn(JSON.stringify({ level: 'warn', message, ...context })),
+};
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** The path names of a 404, so the hint can say exactly which PUT creates what is missing. */
+function notFoundHint(code: ErrorCode, path: string): string | undefined {
+  const match = /^\/v1\/queues\/([^/]+)(?:\/groups\/([^/]+))?/.exec(path);
+  const queue = match?.[1] ?? '{queue}';
+  const group = match?.[2] ?? '{group}';
+  if (code === QueueErrorCode.groupNotFound) {
+    return `Create the group with PUT /v1/queues/${queue}/groups/${group} and a body such as {"start":"0"}`;
+  }
+  if (code === QueueErrorCode.queueNotFound) {
+    return `Create the queue with PUT /v1/queues/${queue} (a body of {} takes the defaults), or produce to it`;
+  }
+  return undefined;
+}
+
+function withHint(details: unknown, hint: string | undefined): unknown {
+  if (hint === undefined) return details;
+  if (details === undefined) return { hint };
+  if (typeof details === 'object' && details !== null && !Array.isArray(details)) return { ...details, hint };
+  return { info: details, hint };
+}
+
+/** Turns anything thrown into a code, a message and details; unknown errors become INTERNAL. */
+function classify(error: unknown): {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  expected: boolean;
+} {
+  if (error instanceof ApiError || error instanceof QueueError) {
+    const expected = error.code !== QueueErrorCode.redisError && error.code !== ApiErrorCode.internal;
+    return { code: error.code, message: error.message, details: error.details, expected };
+  }
+  if (error instanceof HTTPException) {
+    // hono's own: malformed JSON (400), wrong media type (415), body over the limit (413).
+    const byStatus: Record<number, ErrorCode> = {
+      400: QueueErrorCode.invalidArgument,
+      413: ApiErrorCode.payloadTooLarge,
+      415: ApiErrorCode.unsupportedMediaType,
+    };
+    const code = byStatus[error.status];
+    if (code !== undefined) return { code, message: error.message || 'Bad request', expected: true };
+  }
+  return { code: ApiErrorCode.internal, message: 'Internal error', expected: false };
+}
+
+/**
+ * Builds the API. Refuses an empty token set: the queue never runs open.
+ * @example
+ * const app = createApp({ queue, tokens: await createTokenSet('admin:secret'), health: () => ping() });
+ * export default { fetch: app.fetch };
+ */
+export function createApp(options: AppOptions): ApiApp {
+  if (options.tokens.size === 0) {
+    throw new Error('createApp: no API tokens configured; refusing to serve an open queue');
+  }
+  const limits: Limits = { ...defaultLimits, ...options.limits };
+  const logger = options.logger ?? consoleLogger;
+  const metrics: HttpMetrics = createHttpMetrics();
+  const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const deps = {
+    queue: options.queue,
+    health: options.health,
+    healthTimeoutMs: options.healthTimeoutMs ?? 2000,
+    limits,
+    logger,
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? timerSleep,
+    metrics,
+  };
+
+  const app: ApiApp = new OpenAPIHono<ApiEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw new ApiError(QueueErrorCode.invalidArgument, 'Request validation failed', {
+          issues: result.error.issues.map((issue) => ({
+            path: issue.path.map(String),
+            code: issue.code,
+            message: issue.message,
+          })),
+        });
+      }
+    },
+  });
+
+  app.onError((error, c: Context<ApiEnv>) => {
+    const { code, message, details, expected } = classify(error);
+    const status = statusByCode[code];
+    const requestId = c.get('requestId') ?? 'unknown';
+    if (!expected) {
+      logger.error('unexpected error', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        error:
+          error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
+      });
+    }
+    const body = expected
+      ? envelope(
+          code,
+          message,
+          withHint(details, status === 404 ? notFoundHint(code, c.req.path) : undefined),
+        )
+      : envelope(code, message, { requestId });
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    if (status === 503) headers['retry-after'] = retryAfter;
+    if (status === 401) headers['www-authenticate'] = 'Bearer';
+    return c.json(body, status, headers);
+  });
+
+  app.notFound((c) =>
+    c.json(envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`), 404, {
+      'x-request-id': c.get('requestId') ?? 'unknown',
+    }),
+  );
+
+  // Request id and request counters for everything, errors included.
+  app.use('*', async (c, next) => {
+    const started = deps.clock.now();
+    const incoming = c.req.header('x-request-id');
+    const requestId =
+      incoming !== undefined && requestIdPattern.test(incoming) ? incoming : crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('scopes', new Set());
+    await next();
+    c.header('x-request-id', requestId);
+    const route = routePath(c, -1);
+    metrics.observe(
+      c.req.method,
+      route === '' || route.endsWith('*') ? 'unmatched' : route,
+      c.res.status,
+      deps.clock.now() - started,
+    );
+  });
+
+  // Authenticate before reading any body: an anonymous client gets 401, not a parse error.
+  const authenticate = async (c: Context<ApiEnv>, next: () => Promise<void>) => {
+    const header = c.req.header('authorization');
+    const token = header === undefined ? undefined : bearerPattern.exec(header)?.[1];
+    if (token === undefined) {
+      throw new ApiError(ApiErrorCode.unauthorized, 'Send Authorization: Bearer <token>');
+    }
+    const scopes = await options.tokens.scopesOf(token);
+    if (scopes.size === 0) throw new ApiError(ApiErrorCode.unauthorized, 'Unknown token');
+    c.set('scopes', scopes);
+    await next();
+  };
+  app.use('/v1/*', authenticate);
+  app.use('/metrics', authenticate);
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: limits.maxRequestBytes,
+      onError: () => {
+        throw new ApiError(
+          ApiErrorCode.payloadTooLarge,
+          `Request body over ${limits.maxRequestBytes} bytes`,
+          {
+            limit: limits.maxRequestBytes,
+          },
+        );
+      },
+    }),
+  );
+
+  registerQueueRoutes(app, deps);
+  registerMessageRoutes(app, deps);
+  registerGroupRoutes(app, deps);
+  registerDeliveryRoutes(app, deps);
+  registerDlqRoutes(app, deps);
+  registerSystemRoutes(app, deps);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
+  const documentConfig = {
+    openapi: '3.0.3',
+    info: {
+      title: 'edge-stream-queue',
+      version: '0.1.0',
+      description: 'A work queue on Redis Streams over HTTP.',
+    },
+  };
+  app.doc('/openapi.json', documentConfig);
+  app.get('/docs', (c) => c.html(renderDocs(app.getOpenAPIDocument(documentConfig))));
+
+  return app;
+}

@@ -1,0 +1,118 @@
+/**
+ * Bearer-token auth: parsing `API_TOKENS` (`scope:token,scope:token`), constant-time lookup of a
+ * presented token, and the scope rule of every route. Entry points read the environment and pass
+ * the spec string in; nothing here knows where it came from.
+ */
+
+export const Scope = {
+  admin: 'admin',
+  produce: 'produce',
+  consume: 'consume',
+} as const;
+
+export type Scope = (typeof Scope)[keyof typeof Scope];
+
+const scopes = new Set<string>(Object.values(Scope));
+
+/** The configured tokens, kept only as SHA-256 digests so lookups compare fixed-length values. */
+export interface TokenSet {
+  readonly size: number;
+  /** The scopes the presented token grants; an empty set when it is unknown. */
+  scopesOf(token: string): Promise<ReadonlySet<Scope>>;
+}
+
+const encoder = new TextEncoder();
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+}
+
+/** Equal-length comparison whose time does not depend on where the inputs differ. */
+function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
+}
+
+/**
+ * Parses `scope:token` pairs separated by commas. The same token may appear under several
+ * scopes; it then holds all of them. Throws on an unknown scope or an empty token, so a typo
+ * stops the service at start instead of silently locking a client out.
+ * @example parseTokenSpec('admin:s3cret,produce:p-123')
+ */
+export function parseTokenSpec(spec: string): { scope: Scope; token: string }[] {
+  const pairs: { scope: Scope; token: string }[] = [];
+  for (const raw of spec.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const colon = item.indexOf(':');
+    const scope = colon < 0 ? '' : item.slice(0, colon).trim();
+    const token = colon < 0 ? '' : item.slice(colon + 1).trim();
+    if (!scopes.has(scope)) {
+      throw new Error(`API_TOKENS: "${scope || item}" is not a scope (use admin, produce or consume)`);
+    }
+    if (token === '') throw new Error(`API_TOKENS: the ${scope} entry has an empty token`);
+    pairs.push({ scope: scope as Scope, token });
+  }
+  return pairs;
+}
+
+/** Builds the lookup from parsed pairs (or a spec string). */
+export async function createTokenSet(
+  input: string | readonly { scope: Scope; token: string }[],
+): Promise<TokenSet> {
+  const pairs = typeof input === 'string' ? parseTokenSpec(input) : input;
+  const byToken = new Map<string, Set<Scope>>();
+  for (const { scope, token } of pairs) {
+    const held = byToken.get(token) ?? new Set<Scope>();
+    held.add(scope);
+    byToken.set(token, held);
+  }
+  const entries = await Promise.all(
+    [...byToken].map(async ([token, held]) => ({ hash: await digest(token), scopes: held })),
+  );
+  const none: ReadonlySet<Scope> = new Set();
+  return {
+    size: entries.length,
+    async scopesOf(token) {
+      const hash = await digest(token);
+      let found: ReadonlySet<Scope> = none;
+      // Visit every entry, no early exit: the time taken says nothing about which one matched.
+      for (const entry of entries) {
+        if (timingSafeEqual(hash, entry.hash)) found = entry.scopes;
+      }
+      return found;
+    },
+  };
+}
+
+/** True when the granted scopes allow a route that needs `required` (admin allows everything). */
+export function allows(granted: ReadonlySet<Scope>, required: Scope): boolean {
+  return granted.has(Scope.admin) || granted.has(required);
+}
+
+/** A random token for development runs; 24 bytes of base64url. */
+export function generateDevToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return `dev-${btoa(text).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')}`;
+}
+
+/**
+ * What the entry points call with `API_TOKENS`: in production an empty spec is refused (the
+ * service must not run open); in development a random admin token is made up and returned so
+ * the entry point can print it.
+ */
+export async function resolveTokens(
+  spec: string | undefined,
+  mode: 'production' | 'development',
+): Promise<{ tokens: TokenSet; devToken?: string }> {
+  const pairs = parseTokenSpec(spec ?? '');
+  if (pairs.length > 0) return { tokens: await createTokenSet(pairs) };
+  if (mode === 'production') {
+    throw new Error('API_TOKENS is empty: refusing to start an open queue in production mode');
+  }
+  const devToken = generateDevToken();
+  return { tokens: await createTokenSet([{ scope: Scope.admin, token: devToken }]), devToken };
+}

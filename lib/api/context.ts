@@ -1,0 +1,49 @@
+/**
+ * What every route is given: the hono environment (per-request variables) and the resolved
+ * dependencies of the app. Routes see only these, never the process environment.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Clock } from '../engine/clock.ts';
+import type { QueueService } from '../queue/types.ts';
+import type { Scope } from './auth.ts';
+import type { HttpMetrics } from './metrics.ts';
+
+export interface ApiEnv {
+  Variables: {
+    requestId: string;
+    /** What the request's bearer token grants (empty before authentication). */
+    scopes: ReadonlySet<Scope>;
+  };
+}
+
+export type ApiApp = OpenAPIHono<ApiEnv>;
+
+/** Where the app reports what it cannot answer for (unexpected errors, with the request id). */
+export interface Logger {
+  error(message: string, context: Record<string, unknown>): void;
+  warn(message: string, context: Record<string, unknown>): void;
+}
+
+export interface Limits {
+  /** Bytes of one message's JSON body plus its attributes. */
+  maxMessageBytes: number;
+  /** Bytes of one request body. */
+  maxRequestBytes: number;
+}
+
+export const defaultLimits: Limits = { maxMessageBytes: 256 * 1024, maxRequestBytes: 1024 * 1024 };
+
+/** Waits `ms`; resolves early when `signal` aborts (the client went away). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RouteDeps {
+  queue: QueueService;
+  /** Resolves true when Redis answers; false or a rejection means it does not. */
+  health: () => Promise<boolean>;
+  healthTimeoutMs: number;
+  limits: Limits;
+  logger: Logger;
+  clock: Clock;
+  sleep: Sleep;
+  metrics: HttpMetrics;
+}

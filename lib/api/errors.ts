@@ -1,0 +1,61 @@
+/**
+ * The HTTP boundary's errors: the one envelope every failure is answered with, the API's own
+ * error type, and the single table that maps every code (the queue's and the API's) to a status.
+ */
+import { QueueErrorCode } from '../queue/errors.ts';
+
+/** Codes the HTTP layer adds to the queue's own (auth, routing, body limits, the unexpected). */
+export const ApiErrorCode = {
+  unauthorized: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  notFound: 'NOT_FOUND',
+  payloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  internal: 'INTERNAL',
+} as const;
+
+export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
+
+/** Every code a client can see in `error.code`. */
+export type ErrorCode = ApiErrorCode | QueueErrorCode;
+
+/** The one place a code becomes an HTTP status. */
+export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503> = {
+  [QueueErrorCode.invalidArgument]: 400,
+  [QueueErrorCode.queueNotFound]: 404,
+  [QueueErrorCode.groupNotFound]: 404,
+  [QueueErrorCode.messageTooLarge]: 413,
+  [QueueErrorCode.conflict]: 409,
+  [QueueErrorCode.redisUnavailable]: 503,
+  // Redis refused something the queue sent: our fault, not the client's.
+  [QueueErrorCode.redisError]: 500,
+  [ApiErrorCode.unauthorized]: 401,
+  [ApiErrorCode.forbidden]: 403,
+  [ApiErrorCode.notFound]: 404,
+  [ApiErrorCode.payloadTooLarge]: 413,
+  [ApiErrorCode.unsupportedMediaType]: 415,
+  [ApiErrorCode.internal]: 500,
+};
+
+/** Thrown by middleware and handlers for failures that are the HTTP layer's own. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The body of every error response. */
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+export function envelope(code: ErrorCode, message: string, details?: unknown): ErrorEnvelope {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}

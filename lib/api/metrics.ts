@@ -1,0 +1,88 @@
+/**
+ * Prometheus text exposition: the queue gauges rendered from `stats()` (length, delayed, DLQ,
+ * and per group pending, lag, consumers, oldest pending age) and this process's request counters.
+ */
+import type { QueueStats } from '../queue/types.ts';
+
+/** Per-process HTTP counters; each isolate or process reports its own. */
+export interface HttpMetrics {
+  observe(method: string, route: string, status: number, durationMs: number): void;
+  render(): string;
+}
+
+function label(value: string): string {
+  return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
+}
+
+function labels(pairs: Record<string, string>): string {
+  const text = Object.entries(pairs)
+    .map(([key, value]) => `${key}="${label(value)}"`)
+    .join(',');
+  return text === '' ? '' : `{${text}}`;
+}
+
+export function createHttpMetrics(): HttpMetrics {
+  const counts = new Map<string, { method: string; route: string; status: number; n: number; ms: number }>();
+  return {
+    observe(method, route, status, durationMs) {
+      const key = `${method} ${route} ${status}`;
+      const entry = counts.get(key) ?? { method, route, status, n: 0, ms: 0 };
+      entry.n += 1;
+      entry.ms += durationMs;
+      counts.set(key, entry);
+    },
+    render() {
+      const lines = [
+        '# HELP http_requests_total Requests answered by this process.',
+        '# TYPE http_requests_total counter',
+      ];
+      const seconds = [
+        '# HELP http_request_duration_seconds_sum Time spent answering, by route.',
+        '# TYPE http_request_duration_seconds_sum counter',
+      ];
+      for (const { method, route, status, n, ms } of counts.values()) {
+        const l = labels({ method, route, status: String(status) });
+        lines.push(`http_requests_total${l} ${n}`);
+        seconds.push(`http_request_duration_seconds_sum${l} ${ms / 1000}`);
+      }
+      return `${lines.join('\n')}\n${seconds.join('\n')}\n`;
+    },
+  };
+}
+
+interface Gauge {
+  name: string;
+  help: string;
+  samples: string[];
+}
+
+/** Renders queue gauges for every queue given; a null lag or age is left out, not faked as 0. */
+export function renderQueueMetrics(all: readonly QueueStats[]): string {
+  const gauge = (name: string, help: string): Gauge => ({ name, help, samples: [] });
+  const length = gauge('queue_length', 'Entries in the queue stream.');
+  const delayed = gauge('queue_delayed', 'Messages waiting for their delay to pass.');
+  const dlq = gauge('queue_dead_letters', 'Messages in the dead-letter stream.');
+  const pending = gauge('queue_group_pending', 'Messages delivered to the group and not yet acked.');
+  const lag = gauge('queue_group_lag', 'Entries not yet delivered to the group.');
+  const consumers = gauge('queue_group_consumers', 'Consumers known to the group.');
+  const oldest = gauge('queue_group_oldest_pending_age_seconds', 'Age of the longest-held pending message.');
+  for (const stats of all) {
+    const q = labels({ queue: stats.name });
+    length.samples.push(`${length.name}${q} ${stats.length}`);
+    delayed.samples.push(`${delayed.name}${q} ${stats.delayed}`);
+    dlq.samples.push(`${dlq.name}${q} ${stats.deadLetters}`);
+    for (const group of stats.groups) {
+      const g = labels({ queue: stats.name, group: group.name });
+      pending.samples.push(`${pending.name}${g} ${group.pending}`);
+      if (group.lag !== null) lag.samples.push(`${lag.name}${g} ${group.lag}`);
+      consumers.samples.push(`${consumers.name}${g} ${group.consumers}`);
+      if (group.oldestPendingAgeMs !== null) {
+        oldest.samples.push(`${oldest.name}${g} ${group.oldestPendingAgeMs / 1000}`);
+      }
+    }
+  }
+  return [length, delayed, dlq, pending, lag, consumers, oldest]
+    .map((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, ...g.samples].join('\n'))
+    .join('\n')
+    .concat('\n');
+}

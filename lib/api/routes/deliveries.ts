@@ -1,0 +1,162 @@
+/** A group's delivery cycle: consume (with long poll), ack, nack, extend, reclaim, pending. */
+import { createRoute } from '@hono/zod-openapi';
+import { Scope } from '../auth.ts';
+import type { ApiApp, RouteDeps } from '../context.ts';
+import { pollUntilNonEmpty } from '../long-poll.ts';
+import {
+  AckBody,
+  AckResult,
+  ConsumeBody,
+  ExtendBody,
+  ExtendResult,
+  GroupParams,
+  MessageList,
+  NackBody,
+  NackResult,
+  PendingEntries,
+  PendingQuery,
+  PendingSummarySchema,
+  ReclaimBody,
+  ReclaimResultSchema,
+} from '../schemas.ts';
+import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+
+const tags = ['deliveries'];
+const base = '/v1/queues/{queue}/groups/{group}';
+const common = {
+  tags,
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.consume)],
+};
+
+const consume = createRoute({
+  ...common,
+  method: 'post',
+  path: `${base}/consume`,
+  summary: 'Receive up to `count` messages, waiting up to `waitMs` for the first (scope: consume)',
+  request: { params: GroupParams, body: jsonBody(ConsumeBody) },
+  responses: {
+    200: jsonContent(MessageList, 'Delivered messages; empty when none came in time'),
+    ...errorResponses,
+  },
+});
+
+const ack = createRoute({
+  ...common,
+  method: 'post',
+  path: `${base}/ack`,
+  summary: 'Acknowledge messages; unknown or already acked ids are not an error (scope: consume)',
+  request: { params: GroupParams, body: jsonBody(AckBody) },
+  responses: { 200: jsonContent(AckResult, 'How many were acked now'), ...errorResponses },
+});
+
+const nack = createRoute({
+  ...common,
+  method: 'post',
+  path: `${base}/nack`,
+  summary: 'Give messages back for redelivery after `delayMs` (scope: consume)',
+  request: { params: GroupParams, body: jsonBody(NackBody) },
+  responses: { 200: jsonContent(NackResult, 'How many were requeued'), ...errorResponses },
+});
+
+const extend = createRoute({
+  ...common,
+  method: 'post',
+  path: `${base}/extend`,
+  summary: 'Renew the lease of messages this consumer still holds (scope: consume)',
+  request: { params: GroupParams, body: jsonBody(ExtendBody) },
+  responses: {
+    200: jsonContent(ExtendResult, 'Extended ids, and ids the consumer no longer holds'),
+    ...errorResponses,
+  },
+});
+
+const reclaim = createRoute({
+  ...common,
+  method: 'post',
+  path: `${base}/reclaim`,
+  summary: 'Take over messages idle for at least `minIdleMs` (XAUTOCLAIM) (scope: consume)',
+  request: { params: GroupParams, body: jsonBody(ReclaimBody) },
+  responses: {
+    200: jsonContent(ReclaimResultSchema, 'Claimed messages, next cursor, deleted ids'),
+    ...errorResponses,
+  },
+});
+
+const pending = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/pending`,
+  summary: 'Without a range the summary; with start/end/count the entries (scope: consume)',
+  request: { params: GroupParams, query: PendingQuery },
+  responses: {
+    200: {
+      description: 'The pending summary, or the pending entries in the range',
+      content: { 'application/json': { schema: PendingSummarySchema.or(PendingEntries) } },
+    },
+    ...errorResponses,
+  },
+});
+
+export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
+  const { queue } = deps;
+
+  app.openapi(consume, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const { consumer, count, waitMs } = c.req.valid('json');
+    const messages = await pollUntilNonEmpty(() => queue.consume(name, group, consumer, count), {
+      waitMs,
+      clock: deps.clock,
+      sleep: deps.sleep,
+      signal: c.req.raw.signal,
+    });
+    return c.json({ messages }, 200);
+  });
+
+  app.openapi(ack, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const { ids } = c.req.valid('json');
+    return c.json({ acked: await queue.ack(name, group, ids) }, 200);
+  });
+
+  app.openapi(nack, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const { ids, delayMs } = c.req.valid('json');
+    return c.json({ requeued: await queue.nack(name, group, ids, delayMs) }, 200);
+  });
+
+  app.openapi(extend, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const { consumer, ids } = c.req.valid('json');
+    return c.json(await queue.extend(name, group, consumer, ids), 200);
+  });
+
+  app.openapi(reclaim, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const { consumer, minIdleMs, count, cursor } = c.req.valid('json');
+    const options: { minIdleMs: number; count?: number; cursor?: string } = { minIdleMs };
+    if (count !== undefined) options.count = count;
+    if (cursor !== undefined) options.cursor = cursor;
+    return c.json(await queue.reclaim(name, group, consumer, options), 200);
+  });
+
+  app.openapi(pending, async (c) => {
+    const { queue: name, group } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const ranged =
+      query.start !== undefined ||
+      query.end !== undefined ||
+      query.count !== undefined ||
+      query.consumer !== undefined ||
+      query.minIdleMs !== undefined;
+    if (!ranged) return c.json(await queue.pendingSummary(name, group), 200);
+    const options: { start: string; end: string; count: number; consumer?: string; minIdleMs?: number } = {
+      start: query.start ?? '-',
+      end: query.end ?? '+',
+      count: query.count ?? 100,
+    };
+    if (query.consumer !== undefined) options.consumer = query.consumer;
+    if (query.minIdleMs !== undefined) options.minIdleMs = query.minIdleMs;
+    return c.json({ entries: await queue.pendingRange(name, group, options) }, 200);
+  });
+}

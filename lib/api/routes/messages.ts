@@ -1,0 +1,74 @@
+/** Producing messages and browsing the stream. */
+import { createRoute } from '@hono/zod-openapi';
+import type { MessageInput } from '../../queue/types.ts';
+import { Scope } from '../auth.ts';
+import type { ApiApp, RouteDeps } from '../context.ts';
+import { ApiError, ApiErrorCode } from '../errors.ts';
+import { BrowseQuery, MessageList, ProduceBody, ProduceResult, QueueParams } from '../schemas.ts';
+import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+
+const tags = ['messages'];
+
+const produce = createRoute({
+  method: 'post',
+  path: '/v1/queues/{queue}/messages',
+  tags,
+  summary: 'Produce 1-1000 messages; registers the queue with default config if new (scope: produce)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.produce)],
+  request: { params: QueueParams, body: jsonBody(ProduceBody) },
+  responses: { 201: jsonContent(ProduceResult, 'Ids in input order'), ...errorResponses },
+});
+
+const browse = createRoute({
+  method: 'get',
+  path: '/v1/queues/{queue}/messages',
+  tags,
+  summary: 'Browse the stream between two ids (scope: admin)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.admin)],
+  request: { params: QueueParams, query: BrowseQuery },
+  responses: { 200: jsonContent(MessageList, 'Entries in id order'), ...errorResponses },
+});
+
+const encoder = new TextEncoder();
+
+/** Rejects the whole batch when any one message is over the limit, so nothing is half-written. */
+function checkSizes(messages: readonly MessageInput[], limit: number): void {
+  messages.forEach((message, index) => {
+    const bytes =
+      encoder.encode(JSON.stringify(message.body) ?? '').length +
+      encoder.encode(JSON.stringify(message.attributes ?? {})).length;
+    if (bytes > limit) {
+      throw new ApiError(
+        ApiErrorCode.payloadTooLarge,
+        `Message ${index} is ${bytes} bytes; the limit is ${limit}`,
+        {
+          index,
+          bytes,
+          limit,
+        },
+      );
+    }
+  });
+}
+
+export function registerMessageRoutes(app: ApiApp, { queue, limits }: RouteDeps): void {
+  app.openapi(produce, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    const { messages } = c.req.valid('json');
+    const inputs = messages as MessageInput[];
+    checkSizes(inputs, limits.maxMessageBytes);
+    return c.json({ ids: await queue.produce(name, inputs) }, 201);
+  });
+
+  app.openapi(browse, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    const { start, end, count } = c.req.valid('query');
+    const options: { start?: string; end?: string; count?: number } = {};
+    if (start !== undefined) options.start = start;
+    if (end !== undefined) options.end = end;
+    if (count !== undefined) options.count = count;
+    return c.json({ messages: await queue.browse(name, options) }, 200);
+  });
+}

@@ -1,0 +1,89 @@
+/** Queue administration: create or reconfigure, list with stats, stats of one, delete. */
+import { createRoute } from '@hono/zod-openapi';
+import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
+import { Scope } from '../auth.ts';
+import type { ApiApp, RouteDeps } from '../context.ts';
+import {
+  Deleted,
+  QueueConfigPatch,
+  QueueConfigSchema,
+  QueueList,
+  QueueParams,
+  QueueStatsSchema,
+} from '../schemas.ts';
+import { bearerSecurity, compact, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+
+const tags = ['queues'];
+
+const putQueue = createRoute({
+  method: 'put',
+  path: '/v1/queues/{queue}',
+  tags,
+  summary: 'Create a queue or update its config (scope: admin)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.admin)],
+  request: { params: QueueParams, body: jsonBody(QueueConfigPatch) },
+  responses: { 200: jsonContent(QueueConfigSchema, 'The queue config after the update'), ...errorResponses },
+});
+
+const listQueues = createRoute({
+  method: 'get',
+  path: '/v1/queues',
+  tags,
+  summary: 'Every queue with its stats (scope: consume)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.consume)],
+  responses: { 200: jsonContent(QueueList, 'Queues and their stats'), ...errorResponses },
+});
+
+const getQueue = createRoute({
+  method: 'get',
+  path: '/v1/queues/{queue}',
+  tags,
+  summary: 'Stats of one queue (scope: consume)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.consume)],
+  request: { params: QueueParams },
+  responses: {
+    200: jsonContent(QueueStatsSchema, 'Length, delayed, DLQ and per-group stats'),
+    ...errorResponses,
+  },
+});
+
+const deleteQueue = createRoute({
+  method: 'delete',
+  path: '/v1/queues/{queue}',
+  tags,
+  summary: 'Remove a queue and all its keys (scope: admin)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.admin)],
+  request: { params: QueueParams },
+  responses: { 200: jsonContent(Deleted, 'The queue is gone'), ...errorResponses },
+});
+
+export function registerQueueRoutes(app: ApiApp, { queue }: RouteDeps): void {
+  app.openapi(putQueue, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    const patch = c.req.valid('json');
+    return c.json(await queue.configure(name, compact(patch)), 200);
+  });
+
+  app.openapi(listQueues, async (c) => {
+    const names = await queue.listQueues();
+    const stats = await Promise.all(names.map((name) => queue.stats(name)));
+    return c.json({ queues: stats }, 200);
+  });
+
+  app.openapi(getQueue, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    return c.json(await queue.stats(name), 200);
+  });
+
+  app.openapi(deleteQueue, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    if (!(await queue.deleteQueue(name))) {
+      throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${name}" does not exist`);
+    }
+    return c.json({ deleted: true as const }, 200);
+  });
+}

@@ -1,0 +1,78 @@
+/** Operations endpoints: the sweep on demand, health, Prometheus metrics. */
+import { createRoute, z } from '@hono/zod-openapi';
+import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
+import type { SweepOptions } from '../../queue/types.ts';
+import { Scope } from '../auth.ts';
+import type { ApiApp, RouteDeps } from '../context.ts';
+import { renderQueueMetrics } from '../metrics.ts';
+import { Health, SweepBody, SweepReportSchema } from '../schemas.ts';
+import { bearerSecurity, errorResponses, jsonContent, requireScope } from './shared.ts';
+
+const sweep = createRoute({
+  method: 'post',
+  path: '/v1/sweep',
+  tags: ['operations'],
+  summary: 'Run the sweep now, as the cron does (scope: admin)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.admin)],
+  // Optional body: a bare POST runs the sweep with its default budget.
+  request: { body: { required: false, content: { 'application/json': { schema: SweepBody } } } },
+  responses: { 200: jsonContent(SweepReportSchema, 'What the sweep did'), ...errorResponses },
+});
+
+const healthz = createRoute({
+  method: 'get',
+  path: '/healthz',
+  tags: ['operations'],
+  summary: 'Whether Redis answers (no auth)',
+  responses: { 200: jsonContent(Health, 'Redis answers'), 503: errorResponses[503] },
+});
+
+const metrics = createRoute({
+  method: 'get',
+  path: '/metrics',
+  tags: ['operations'],
+  summary: 'Prometheus text: queue and group gauges, request counters (scope: consume)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.consume)],
+  responses: {
+    200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } },
+    ...errorResponses,
+  },
+});
+
+async function redisAnswers(deps: RouteDeps): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), deps.healthTimeoutMs);
+  });
+  try {
+    return await Promise.race([deps.health().catch(() => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function registerSystemRoutes(app: ApiApp, deps: RouteDeps): void {
+  app.openapi(sweep, async (c) => {
+    const body = c.req.valid('json');
+    const options: SweepOptions = {};
+    if (body.budget !== undefined) options.budget = body.budget;
+    if (body.timeBudgetMs !== undefined) options.timeBudgetMs = body.timeBudgetMs;
+    return c.json(await deps.queue.sweep(options), 200);
+  });
+
+  app.openapi(healthz, async (c) => {
+    if (!(await redisAnswers(deps))) {
+      throw new QueueError(QueueErrorCode.redisUnavailable, 'Redis does not answer');
+    }
+    return c.json({ status: 'ok' as const, redis: 'up' as const }, 200);
+  });
+
+  app.openapi(metrics, async (c) => {
+    const names = await deps.queue.listQueues();
+    const stats = await Promise.all(names.map((name) => deps.queue.stats(name)));
+    const text = renderQueueMetrics(stats) + deps.metrics.render();
+    return c.text(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+  });
+}

@@ -1,0 +1,278 @@
+/** Every endpoint's success path through `app.request`, on the fake queue. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness, tokens } from './support/harness.ts';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+
+async function produce(queue: string, bodies: unknown[]): Promise<string[]> {
+  const res = await h.call('POST', `/v1/queues/${queue}/messages`, {
+    body: { messages: bodies.map((body) => ({ body })) },
+  });
+  expect(res.status).toBe(201);
+  return res.json.ids;
+}
+
+async function group(queue: string, name: string, start = '0'): Promise<void> {
+  const res = await h.call('PUT', `/v1/queues/${queue}/groups/${name}`, { body: { start } });
+  expect(res.status).toBe(201);
+}
+
+describe('queues', () => {
+  it('creates a queue with PUT and answers with the merged config', async () => {
+    const res = await h.call('PUT', '/v1/queues/orders', {
+      body: { visibilityTimeoutMs: 5000, maxDeliveries: 3 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ visibilityTimeoutMs: 5000, maxDeliveries: 3, dedupWindowMs: 300_000 });
+    expect(await h.queue.getConfig('orders')).toMatchObject({ visibilityTimeoutMs: 5000 });
+  });
+
+  it('lists queues with their stats and shows one queue', async () => {
+    await produce('a.q', [1, 2]);
+    await produce('b_q', [3]);
+    const list = await h.call('GET', '/v1/queues');
+    expect(list.status).toBe(200);
+    expect(list.json.queues.map((q: { name: string; length: number }) => [q.name, q.length])).toEqual([
+      ['a.q', 2],
+      ['b_q', 1],
+    ]);
+    const one = await h.call('GET', '/v1/queues/a.q');
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual({ name: 'a.q', length: 2, delayed: 0, deadLetters: 0, groups: [] });
+  });
+
+  it('deletes a queue, then 404s on the second delete', async () => {
+    await produce('gone', [1]);
+    expect((await h.call('DELETE', '/v1/queues/gone')).json).toEqual({ deleted: true });
+    const again = await h.call('DELETE', '/v1/queues/gone');
+    expect(again.status).toBe(404);
+    expect(again.json.error.code).toBe('QUEUE_NOT_FOUND');
+    expect(await h.queue.listQueues()).toEqual([]);
+  });
+});
+
+describe('messages', () => {
+  it('produces a batch and answers 201 with the ids in input order', async () => {
+    const res = await h.call('POST', '/v1/queues/orders/messages', {
+      body: {
+        messages: [
+          { body: { n: 1 }, attributes: { tenant: 'acme' } },
+          { body: 'two', delayMs: 0, dedupId: 'd-2' },
+          { body: null },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.ids).toHaveLength(3);
+    const browsed = await h.call('GET', '/v1/queues/orders/messages?start=-&end=%2B&count=10');
+    expect(browsed.status).toBe(200);
+    expect(browsed.json.messages.map((m: { id: string }) => m.id)).toEqual(res.json.ids);
+    expect(browsed.json.messages.map((m: { body: unknown }) => m.body)).toEqual([{ n: 1 }, 'two', null]);
+    expect(browsed.json.messages[0].attributes).toEqual({ tenant: 'acme' });
+  });
+
+  it('limits a browse to count', async () => {
+    await produce('orders', [1, 2, 3]);
+    const res = await h.call('GET', '/v1/queues/orders/messages?count=2');
+    expect(res.json.messages.map((m: { body: number }) => m.body)).toEqual([1, 2]);
+  });
+});
+
+describe('groups', () => {
+  it('answers 201 when it creates a group and 200 when it already existed', async () => {
+    await produce('orders', [1]);
+    const first = await h.call('PUT', '/v1/queues/orders/groups/workers', { body: { start: '0' } });
+    expect(first.status).toBe(201);
+    expect(first.json).toEqual({ queue: 'orders', group: 'workers', created: true });
+    const second = await h.call('PUT', '/v1/queues/orders/groups/workers', { body: { start: '$' } });
+    expect(second.status).toBe(200);
+    expect(second.json.created).toBe(false);
+  });
+
+  it('deletes a group and 404s on an unknown one with a hint', async () => {
+    await produce('orders', [1]);
+    await group('orders', 'workers');
+    expect((await h.call('DELETE', '/v1/queues/orders/groups/workers')).json).toEqual({ deleted: true });
+    const again = await h.call('DELETE', '/v1/queues/orders/groups/workers');
+    expect(again.status).toBe(404);
+    expect(again.json.error.details.hint).toContain('PUT /v1/queues/orders/groups/workers');
+  });
+});
+
+describe('deliveries', () => {
+  it('consumes, acks, and reports the ack count', async () => {
+    const ids = await produce('orders', ['a', 'b', 'c']);
+    await group('orders', 'workers');
+    const consumed = await h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+      token: tokens.consume,
+      body: { consumer: 'w1', count: 2 },
+    });
+    expect(consumed.status).toBe(200);
+    expect(
+      consumed.json.messages.map((m: { id: string; deliveries: number }) => [m.id, m.deliveries]),
+    ).toEqual([
+      [ids[0], 1],
+      [ids[1], 1],
+    ]);
+    const acked = await h.call('POST', '/v1/queues/orders/groups/workers/ack', {
+      token: tokens.consume,
+      body: { ids: [ids[0], ids[1], ids[2]] },
+    });
+    expect(acked.json).toEqual({ acked: 2 });
+  });
+
+  it('defaults count to 10', async () => {
+    await produce(
+      'orders',
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+    await group('orders', 'workers');
+    const consumed = await h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+      body: { consumer: 'w1' },
+    });
+    expect(consumed.json.messages).toHaveLength(10);
+  });
+
+  it('nacks, extends and reclaims', async () => {
+    const ids = await produce('orders', ['a', 'b']);
+    await group('orders', 'workers');
+    await h.call('POST', '/v1/queues/orders/groups/workers/consume', { body: { consumer: 'w1', count: 2 } });
+    const nacked = await h.call('POST', '/v1/queues/orders/groups/workers/nack', {
+      body: { ids: [ids[0], '1-1'], delayMs: 1000 },
+    });
+    expect(nacked.json).toEqual({ requeued: 1 });
+    const extended = await h.call('POST', '/v1/queues/orders/groups/workers/extend', {
+      body: { consumer: 'w2', ids: [ids[1]] },
+    });
+    expect(extended.json).toEqual({ extended: [], lost: [ids[1]] });
+    const mine = await h.call('POST', '/v1/queues/orders/groups/workers/extend', {
+      body: { consumer: 'w1', ids: [ids[1]] },
+    });
+    expect(mine.json).toEqual({ extended: [ids[1]], lost: [] });
+    h.clock.advance(60_000);
+    const reclaimed = await h.call('POST', '/v1/queues/orders/groups/workers/reclaim', {
+      body: { consumer: 'w3', minIdleMs: 50_000, count: 10, cursor: '0-0' },
+    });
+    expect(reclaimed.status).toBe(200);
+    expect(reclaimed.json.cursor).toBe('0-0');
+    expect(reclaimed.json.deleted).toEqual([]);
+    expect(reclaimed.json.messages.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('answers the pending summary without a range and the entries with one', async () => {
+    const ids = await produce('orders', ['a', 'b']);
+    await group('orders', 'workers');
+    await h.call('POST', '/v1/queues/orders/groups/workers/consume', { body: { consumer: 'w1', count: 2 } });
+    h.clock.advance(700);
+    const summary = await h.call('GET', '/v1/queues/orders/groups/workers/pending', {
+      token: tokens.consume,
+    });
+    expect(summary.json).toEqual({
+      pending: 2,
+      minId: ids[0],
+      maxId: ids[1],
+      consumers: [{ name: 'w1', pending: 2 }],
+    });
+    const range = await h.call('GET', '/v1/queues/orders/groups/workers/pending?start=-&end=%2B&count=1');
+    expect(range.json).toEqual({ entries: [{ id: ids[0], consumer: 'w1', idleMs: 700, deliveries: 1 }] });
+    const filtered = await h.call('GET', '/v1/queues/orders/groups/workers/pending?consumer=nobody');
+    expect(filtered.json).toEqual({ entries: [] });
+    const idle = await h.call('GET', '/v1/queues/orders/groups/workers/pending?minIdleMs=701');
+    expect(idle.json).toEqual({ entries: [] });
+  });
+});
+
+describe('dead letters and sweep', () => {
+  async function poison(): Promise<string> {
+    await h.call('PUT', '/v1/queues/orders', { body: { maxDeliveries: 1, visibilityTimeoutMs: 1000 } });
+    const [id] = await produce('orders', [{ poison: true }]);
+    await group('orders', 'workers');
+    await h.call('POST', '/v1/queues/orders/groups/workers/consume', { body: { consumer: 'w1' } });
+    h.clock.advance(1000);
+    return id!;
+  }
+
+  it('sweeps a poison message into the DLQ and lists it', async () => {
+    const id = await poison();
+    const sweep = await h.call('POST', '/v1/sweep', { body: { budget: 100, timeBudgetMs: 1000 } });
+    expect(sweep.status).toBe(200);
+    expect(sweep.json).toMatchObject({ deadLettered: 1, complete: true });
+    const list = await h.call('GET', '/v1/queues/orders/dlq?count=10');
+    expect(list.status).toBe(200);
+    expect(list.json.cursor).toBeNull();
+    expect(list.json.deadLetters).toHaveLength(1);
+    expect(list.json.deadLetters[0]).toMatchObject({
+      deadLetteredFrom: id,
+      group: 'workers',
+      deliveries: 1,
+      body: { poison: true },
+    });
+  });
+
+  it('runs the sweep on a bare POST with no body', async () => {
+    const res = await h.call('POST', '/v1/sweep');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      deadLettered: 0,
+      promoted: 0,
+      deletedReferences: 0,
+      consumersRemoved: 0,
+      trimmed: 0,
+      complete: true,
+    });
+  });
+
+  it('redrives by id and by all, and purges', async () => {
+    await poison();
+    await h.call('POST', '/v1/sweep');
+    const [dead] = (await h.call('GET', '/v1/queues/orders/dlq')).json.deadLetters;
+    const byId = await h.call('POST', '/v1/queues/orders/dlq/redrive', { body: { ids: [dead.id] } });
+    expect(byId.json).toEqual({ redriven: 1 });
+    expect((await h.call('GET', '/v1/queues/orders')).json.length).toBe(2);
+    const all = await h.call('POST', '/v1/queues/orders/dlq/redrive', { body: { all: true } });
+    expect(all.json).toEqual({ redriven: 0 });
+    const purged = await h.call('DELETE', '/v1/queues/orders/dlq');
+    expect(purged.json).toEqual({ purged: 0 });
+  });
+});
+
+describe('operations', () => {
+  it('answers /healthz without a token while Redis answers', async () => {
+    const res = await h.call('GET', '/healthz', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ok', redis: 'up' });
+  });
+
+  it('serves Prometheus text with queue and group gauges', async () => {
+    await produce('orders', [1, 2, 3]);
+    await group('orders', 'workers');
+    await h.call('POST', '/v1/queues/orders/groups/workers/consume', { body: { consumer: 'w1', count: 1 } });
+    h.clock.advance(2500);
+    const res = await h.call('GET', '/metrics', { token: tokens.consume });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const lines = res.text.split('\n');
+    expect(lines).toContain('queue_length{queue="orders"} 3');
+    expect(lines).toContain('queue_dead_letters{queue="orders"} 0');
+    expect(lines).toContain('queue_group_pending{queue="orders",group="workers"} 1');
+    expect(lines).toContain('queue_group_lag{queue="orders",group="workers"} 2');
+    expect(lines).toContain('queue_group_oldest_pending_age_seconds{queue="orders",group="workers"} 2.5');
+    expect(lines).toContain('# TYPE queue_group_pending gauge');
+    expect(lines).toContain(
+      'http_requests_total{method="POST",route="/v1/queues/:queue/messages",status="201"} 1',
+    );
+  });
+
+  it('echoes a sane incoming request id and makes one up otherwise', async () => {
+    const given = await h.call('GET', '/healthz', { token: null, headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await h.call('GET', '/healthz', {
+      token: null,
+      headers: { 'x-request-id': 'bad id\u00e9' },
+    });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
