@@ -38,7 +38,7 @@ function checkSizes(messages: readonly MessageInput[], limit: number): void {
   messages.forEach((message, index) => {
     const bytes =
       encoder.encode(JSON.stringify(message.body) ?? '').length +
-      encoder.encode(JSON.stringify(message.attributes ?? {})).length;
+      (message.attributes === undefined ? 0 : encoder.encode(JSON.stringify(message.attributes)).length);
     if (bytes > limit) {
       throw new ApiError(
         ApiErrorCode.payloadTooLarge,

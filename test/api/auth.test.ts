@@ -1,0 +1,164 @@
+/** The auth matrix (every route × no token / wrong token / wrong scope / right scope) and tokens. */
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/api/app.ts';
+import { allows, createTokenSet, parseTokenSpec, resolveTokens } from '../../lib/api/auth.ts';
+import { createManualClock } from '../../lib/engine/clock.ts';
+import { createFakeQueue } from './support/fake-queue.ts';
+import { createHarness, type Harness, tokens } from './support/harness.ts';
+
+type ScopeName = 'admin' | 'produce' | 'consume';
+
+interface RouteCase {
+  method: string;
+  path: string;
+  body?: unknown;
+  scope: ScopeName;
+  ok: number;
+}
+
+const id = '1700000000000-0';
+const g = '/v1/queues/q/groups/g';
+
+const routes: RouteCase[] = [
+  { method: 'PUT', path: '/v1/queues/q', body: { maxDeliveries: 2 }, scope: 'admin', ok: 200 },
+  { method: 'GET', path: '/v1/queues', scope: 'consume', ok: 200 },
+  { method: 'GET', path: '/v1/queues/q', scope: 'consume', ok: 200 },
+  { method: 'DELETE', path: '/v1/queues/q', scope: 'admin', ok: 200 },
+  {
+    method: 'POST',
+    path: '/v1/queues/q/messages',
+    body: { messages: [{ body: 1 }] },
+    scope: 'produce',
+    ok: 201,
+  },
+  { method: 'GET', path: '/v1/queues/q/messages', scope: 'admin', ok: 200 },
+  { method: 'PUT', path: `${g}2`, body: { start: '0' }, scope: 'admin', ok: 201 },
+  { method: 'DELETE', path: g, scope: 'admin', ok: 200 },
+  { method: 'POST', path: `${g}/consume`, body: { consumer: 'c' }, scope: 'consume', ok: 200 },
+  { method: 'POST', path: `${g}/ack`, body: { ids: [id] }, scope: 'consume', ok: 200 },
+  { method: 'POST', path: `${g}/nack`, body: { ids: [id] }, scope: 'consume', ok: 200 },
+  { method: 'POST', path: `${g}/extend`, body: { consumer: 'c', ids: [id] }, scope: 'consume', ok: 200 },
+  { method: 'POST', path: `${g}/reclaim`, body: { consumer: 'c', minIdleMs: 0 }, scope: 'consume', ok: 200 },
+  { method: 'GET', path: `${g}/pending`, scope: 'consume', ok: 200 },
+  { method: 'GET', path: '/v1/queues/q/dlq', scope: 'admin', ok: 200 },
+  { method: 'POST', path: '/v1/queues/q/dlq/redrive', body: { all: true }, scope: 'admin', ok: 200 },
+  { method: 'DELETE', path: '/v1/queues/q/dlq', scope: 'admin', ok: 200 },
+  { method: 'POST', path: '/v1/sweep', scope: 'admin', ok: 200 },
+  { method: 'GET', path: '/metrics', scope: 'consume', ok: 200 },
+];
+
+/** A queue `q` with one message and a group `g`, so every route has something to act on. */
+async function seeded(): Promise<Harness> {
+  const h = await createHarness();
+  await h.call('POST', '/v1/queues/q/messages', { body: { messages: [{ body: 'seed' }] } });
+  await h.call('PUT', g, { body: { start: '0' } });
+  h.queue.calls.length = 0;
+  return h;
+}
+
+const lacking: Record<ScopeName, string[]> = {
+  admin: [tokens.produce, tokens.consume],
+  produce: [tokens.consume],
+  consume: [tokens.produce],
+};
+
+describe.each(routes)('$method $path (scope $scope)', (route) => {
+  const send = (h: Harness, token: string | null, headers?: Record<string, string>) =>
+    h.call(route.method, route.path, {
+      token,
+      body: route.body,
+      ...(headers === undefined ? {} : { headers }),
+    });
+
+  it('answers 401 without a token, and the queue is not called', async () => {
+    const h = await seeded();
+    const res = await send(h, null);
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe('UNAUTHORIZED');
+    expect(h.queue.calls).toEqual([]);
+  });
+
+  it('answers 401 with a wrong token', async () => {
+    const h = await seeded();
+    const res = await send(h, `${tokens.admin}x`);
+    expect(res.status).toBe(401);
+    expect(h.queue.calls).toEqual([]);
+  });
+
+  it('answers 403 for each token without the scope', async () => {
+    const h = await seeded();
+    const before = h.queue.snapshot();
+    for (const token of lacking[route.scope]) {
+      const res = await send(h, token);
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'FORBIDDEN', details: { required: route.scope } });
+    }
+    expect(h.queue.snapshot()).toBe(before);
+  });
+
+  it(`answers ${route.ok} with the scope, and with admin`, async () => {
+    const right = await seeded();
+    expect((await send(right, tokens[route.scope])).status).toBe(route.ok);
+    const admin = await seeded();
+    expect((await send(admin, tokens.admin)).status).toBe(route.ok);
+  });
+});
+
+describe('open endpoints', () => {
+  it.each(['/healthz', '/openapi.json', '/docs'])('serves %s without a token', async (path) => {
+    const h = await createHarness();
+    expect((await h.call('GET', path, { token: null })).status).toBe(200);
+  });
+});
+
+describe('tokens', () => {
+  it('parses scope:token pairs, trimming spaces and skipping empty items', () => {
+    expect(parseTokenSpec(' admin:a1 , produce:p:with:colons,,consume:c ')).toEqual([
+      { scope: 'admin', token: 'a1' },
+      { scope: 'produce', token: 'p:with:colons' },
+      { scope: 'consume', token: 'c' },
+    ]);
+  });
+
+  it('refuses an unknown scope or an empty token', () => {
+    expect(() => parseTokenSpec('root:x')).toThrow(/"root" is not a scope/);
+    expect(() => parseTokenSpec('justatoken')).toThrow(/not a scope/);
+    expect(() => parseTokenSpec('admin:')).toThrow(/empty token/);
+  });
+
+  it('gives a token listed under two scopes both of them', async () => {
+    const set = await createTokenSet('produce:t,consume:t,admin:other');
+    expect([...(await set.scopesOf('t'))].sort()).toEqual(['consume', 'produce']);
+    expect([...(await set.scopesOf('other'))]).toEqual(['admin']);
+    expect((await set.scopesOf('t ')).size).toBe(0);
+    expect((await set.scopesOf('')).size).toBe(0);
+    expect(set.size).toBe(2);
+  });
+
+  it('lets admin do everything and a scope only itself', () => {
+    expect(allows(new Set(['admin']), 'produce')).toBe(true);
+    expect(allows(new Set(['produce']), 'consume')).toBe(false);
+    expect(allows(new Set(['consume']), 'consume')).toBe(true);
+  });
+
+  it('refuses to start in production mode without tokens', async () => {
+    await expect(resolveTokens(undefined, 'production')).rejects.toThrow(/refusing to start/);
+    await expect(resolveTokens(' , ', 'production')).rejects.toThrow(/refusing to start/);
+  });
+
+  it('makes up an admin dev token in development mode', async () => {
+    const { tokens: set, devToken } = await resolveTokens('', 'development');
+    expect(devToken).toMatch(/^dev-[A-Za-z0-9_-]{32}$/);
+    expect([...(await set.scopesOf(devToken!))]).toEqual(['admin']);
+    const configured = await resolveTokens('consume:c1', 'development');
+    expect(configured.devToken).toBeUndefined();
+  });
+
+  it('refuses to build an app with no tokens at all', async () => {
+    const clock = createManualClock();
+    const empty = await createTokenSet([]);
+    expect(() =>
+      createApp({ queue: createFakeQueue(clock), tokens: empty, health: async () => true }),
+    ).toThrow(/refusing to serve an open queue/);
+  });
+});
