@@ -1,6 +1,16 @@
-/** Connection and server commands that touch no single type: PING, TIME. */
-import type { CommandSpec } from '../command.ts';
-import { Errors, fail, StatusReply } from '../reply.ts';
+/** Connection and server commands that touch no single key: PING, ECHO, TIME, DBSIZE, FLUSHALL, FLUSHDB. */
+import type { CommandHandler, CommandSpec } from '../command.ts';
+import { isWord } from '../data/arguments.ts';
+import { Errors, fail, OK, StatusReply } from '../reply.ts';
+
+/** FLUSHALL/FLUSHDB take an optional ASYNC or SYNC; both empty the keyspace at once here. */
+const flush: CommandHandler = (ctx, argv) => {
+  if (argv.length > 2 || (argv.length === 2 && !isWord(argv[1], 'async') && !isWord(argv[1], 'sync'))) {
+    fail(Errors.syntax);
+  }
+  ctx.db.flush();
+  return OK;
+};
 
 export const serverCommands: readonly CommandSpec[] = [
   {
@@ -13,6 +23,12 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
+    name: 'echo',
+    arity: 2,
+    write: false,
+    handler: (_ctx, argv) => argv[1] ?? '',
+  },
+  {
     name: 'time',
     arity: 1,
     write: false,
@@ -21,4 +37,17 @@ export const serverCommands: readonly CommandSpec[] = [
       return [String(seconds), String((ctx.now - seconds * 1000) * 1000)];
     },
   },
+  {
+    name: 'dbsize',
+    arity: 1,
+    write: false,
+    handler: (ctx) => {
+      // Counts live keys only: Redis' active expiry would have reclaimed expired ones promptly.
+      let count = 0;
+      for (const _ of ctx.db.keys()) count++;
+      return count;
+    },
+  },
+  { name: 'flushall', arity: -1, write: true, handler: flush },
+  { name: 'flushdb', arity: -1, write: true, handler: flush },
 ];
