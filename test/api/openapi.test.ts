@@ -1,0 +1,75 @@
+/** /openapi.json and /docs come from the same zod schemas that validate requests. */
+import { describe, expect, it } from 'vitest';
+import { createHarness } from './support/harness.ts';
+
+describe('OpenAPI document', () => {
+  it('lists every route with its method and the bearer scheme', async () => {
+    const h = await createHarness();
+    const res = await h.call('GET', '/openapi.json', { token: null });
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    expect(doc.openapi).toBe('3.0.3');
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'PUT /v1/queues/{queue}',
+        'GET /v1/queues',
+        'GET /v1/queues/{queue}',
+        'DELETE /v1/queues/{queue}',
+        'POST /v1/queues/{queue}/messages',
+        'GET /v1/queues/{queue}/messages',
+        'PUT /v1/queues/{queue}/groups/{group}',
+        'DELETE /v1/queues/{queue}/groups/{group}',
+        'POST /v1/queues/{queue}/groups/{group}/consume',
+        'POST /v1/queues/{queue}/groups/{group}/ack',
+        'POST /v1/queues/{queue}/groups/{group}/nack',
+        'POST /v1/queues/{queue}/groups/{group}/extend',
+        'POST /v1/queues/{queue}/groups/{group}/reclaim',
+        'GET /v1/queues/{queue}/groups/{group}/pending',
+        'GET /v1/queues/{queue}/dlq',
+        'POST /v1/queues/{queue}/dlq/redrive',
+        'DELETE /v1/queues/{queue}/dlq',
+        'POST /v1/sweep',
+        'GET /healthz',
+        'GET /metrics',
+      ].sort(),
+    );
+    expect(doc.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('describes the consume body with the limits the validator enforces', async () => {
+    const h = await createHarness();
+    const doc = (await h.call('GET', '/openapi.json', { token: null })).json;
+    const consume = doc.components.schemas.ConsumeRequest;
+    expect(consume.properties.count).toMatchObject({ minimum: 1, maximum: 1000, default: 10 });
+    expect(consume.properties.waitMs).toMatchObject({ minimum: 0, maximum: 20000, default: 0 });
+    expect(consume.required).toEqual(['consumer']);
+    const produce = doc.paths['/v1/queues/{queue}/messages'].post;
+    expect(produce.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ProduceRequest',
+    });
+    expect(Object.keys(produce.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '503',
+    ]);
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('renders /docs as HTML from the document', async () => {
+    const h = await createHarness();
+    const res = await h.call('GET', '/docs', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.text).toContain('<code>POST /v1/queues/{queue}/groups/{group}/consume</code>');
+    expect(res.text).toContain('#/components/schemas/ConsumeRequest');
+    expect(res.text).toContain('href="/openapi.json"');
+  });
+});
