@@ -1,0 +1,39 @@
+/**
+ * The TCP adapter for Node deployments: the queue's scripts over an ioredis connection. ioredis
+ * already prefers EVALSHA for `defineCommand`, but the queue does its own NOSCRIPT fallback, so
+ * this adapter stays a plain translation of replies and errors.
+ */
+import type { Redis } from 'ioredis';
+import {
+  type RedisClient,
+  RedisReplyError,
+  RedisUnavailableError,
+  type RedisValue,
+} from '../../lib/redis/client.ts';
+
+/**
+ * @example
+ * const redis = createIoredisClient(new Redis(process.env.REDIS_URL));
+ */
+export function createIoredisClient(connection: Redis): RedisClient {
+  async function guard(run: () => Promise<unknown>): Promise<RedisValue> {
+    try {
+      return (await run()) as RedisValue;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+  return {
+    evalsha: (sha, keys, args) => guard(() => connection.evalsha(sha, keys.length, ...keys, ...args)),
+    eval: (source, keys, args) => guard(() => connection.eval(source, keys.length, ...keys, ...args)),
+  };
+}
+
+function translate(error: unknown): Error {
+  // ioredis reports error replies as ReplyError; everything else is the connection failing.
+  if (error instanceof Error && error.name === 'ReplyError') {
+    return new RedisReplyError(error.message, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new RedisUnavailableError(`Redis unavailable: ${message}`, { cause: error });
+}

@@ -1,0 +1,19 @@
+-- configure: stores config overrides, creating and registering the queue when new.
+-- KEYS[1] config, KEYS[2] registry
+-- ARGV[1] queue name, ARGV[2..] field, value pairs
+-- Returns {'ok', field, value, ...} (the whole stored record)
+-- @include common
+
+ensure_queue(KEYS[1], KEYS[2], ARGV[1])
+if #ARGV > 1 then
+  local args = { 'HSET', KEYS[1] }
+  for i = 2, #ARGV do
+    args[#args + 1] = ARGV[i]
+  end
+  redis.call(unpack(args))
+end
+local out = { 'ok' }
+for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do
+  out[#out + 1] = v
+end
+return out

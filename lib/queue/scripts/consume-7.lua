@@ -1,0 +1,83 @@
+-- consume: promotes due delayed messages, takes back messages whose lease expired (or whose nack
+-- delay passed), dead-letters those that would exceed max deliveries, then reads new ones.
+-- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
+-- KEYS[5] config, KEYS[6] group lease set, KEYS[7] group meta
+-- ARGV[1] group, ARGV[2] consumer, ARGV[3] count, ARGV[4] now (ms), ARGV[5..10] config defaults
+-- Returns {'ok', deadLettered, {id, deliveries, fields}, ...} or {'GROUP_NOT_FOUND', message}
+-- @include common
+
+local stream, dlq, lease, meta = KEYS[1], KEYS[2], KEYS[6], KEYS[7]
+local group, consumer = ARGV[1], ARGV[2]
+local now = tonumber(ARGV[4])
+if not group_exists(stream, group) then
+  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+end
+local cfg = load_config(KEYS[5], 5)
+local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
+redis.call('HSET', meta, 's:' .. consumer, int(now))
+
+-- The in-flight cap counts what this consumer already holds (bounded by the cap itself).
+local cap = cfg.maxInFlightPerConsumer
+local held = #redis.call('XPENDING', stream, group, '-', '+', int(cap), consumer)
+local n = math.min(tonumber(ARGV[3]), cap - held)
+local out = { 'ok', 0 }
+if n <= 0 then
+  return out
+end
+promote(stream, KEYS[3], KEYS[4], now, n)
+
+local leased = {}
+local due = redis.call('ZRANGEBYSCORE', lease, '-inf', int(now), 'LIMIT', '0', int(n))
+for _, id in ipairs(due) do
+  local row = redis.call('XPENDING', stream, group, id, id, '1')
+  if #row == 0 then
+    -- Acked behind our back (another client's XACK): only the index entry was left.
+    redis.call('ZREM', lease, id)
+  else
+    local deliveries = tonumber(row[1][4])
+    if deliveries >= max then
+      local fields = entry_fields(stream, id)
+      if fields then
+        dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now)
+        out[2] = out[2] + 1
+      else
+        redis.call('XACK', stream, group, id)
+        redis.call('ZREM', lease, id)
+      end
+    else
+      local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
+      if #claimed == 0 then
+        -- XCLAIM drops a PEL entry whose stream entry is gone.
+        redis.call('ZREM', lease, id)
+      else
+        out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
+        leased[#leased + 1] = id
+        n = n - 1
+      end
+    end
+  end
+end
+
+if n > 0 then
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', int(n), 'STREAMS', stream, '>')
+  if read then
+    for _, entry in ipairs(read[1][2]) do
+      out[#out + 1] = { entry[1], 1, entry[2] }
+      leased[#leased + 1] = entry[1]
+    end
+  end
+end
+
+if #leased > 0 then
+  local args = { 'ZADD', lease }
+  local nacks = { 'HDEL', meta }
+  local expires = int(now + vt)
+  for _, id in ipairs(leased) do
+    args[#args + 1] = expires
+    args[#args + 1] = id
+    nacks[#nacks + 1] = 'n:' .. id
+  end
+  redis.call(unpack(args))
+  redis.call(unpack(nacks))
+end
+return out

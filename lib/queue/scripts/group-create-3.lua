@@ -1,0 +1,15 @@
+-- group-create: creates a consumer group at `start`; an existing group is left as it is.
+-- KEYS[1] stream, KEYS[2] config, KEYS[3] registry
+-- ARGV[1] queue name, ARGV[2] group, ARGV[3] start ('0', '$' or an id)
+-- Returns {'ok', 1 created | 0 existed}
+-- @include common
+
+ensure_queue(KEYS[2], KEYS[3], ARGV[1])
+local reply = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[2], ARGV[3], 'MKSTREAM')
+if type(reply) == 'table' and reply.err then
+  if string.find(reply.err, 'BUSYGROUP', 1, true) then
+    return { 'ok', 0 }
+  end
+  return { 'REDIS_ERROR', reply.err }
+end
+return { 'ok', 1 }

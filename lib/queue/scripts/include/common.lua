@@ -1,0 +1,124 @@
+-- Shared helpers, inlined by scripts/generate-lua.ts where a script says `-- @include common`.
+-- Written for Lua 5.1 (Redis) and 5.4 (the engine's VM) alike: numbers that reach Redis are
+-- formatted with %d so 5.4 never prints a float such as "1.0e+12", no `//`, no `goto`, no globals.
+local unpack = unpack or table.unpack
+
+local CONFIG_FIELDS = {
+  'visibilityTimeoutMs', 'maxDeliveries', 'dedupWindowMs', 'retentionMs', 'consumerIdleMs',
+  'maxInFlightPerConsumer',
+}
+
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- A flat [k1, v1, k2, v2, ...] reply as a table.
+local function kv(list)
+  local map = {}
+  for i = 1, #list, 2 do
+    map[list[i]] = list[i + 1]
+  end
+  return map
+end
+
+-- The queue's config: stored overrides, else the defaults passed at ARGV[first..first+5].
+local function load_config(key, first)
+  local stored = redis.call('HMGET', key, unpack(CONFIG_FIELDS))
+  local cfg = {}
+  for i, name in ipairs(CONFIG_FIELDS) do
+    cfg[name] = tonumber(stored[i] or ARGV[first + i - 1])
+  end
+  return cfg
+end
+
+-- Creates the config record (with a fresh epoch) and registers the queue when it is new.
+local function ensure_queue(config_key, registry_key, queue)
+  if redis.call('EXISTS', config_key) == 1 then
+    return false
+  end
+  local t = redis.call('TIME')
+  redis.call('HSET', config_key, 'epoch', t[1] .. '.' .. t[2])
+  redis.call('SADD', registry_key, queue)
+  return true
+end
+
+-- The cheapest read that fails with NOGROUP when the stream or the group does not exist.
+local function group_exists(stream, group)
+  local reply = redis.pcall('XPENDING', stream, group, '-', '+', '1')
+  return type(reply) ~= 'table' or reply.err == nil
+end
+
+local function split_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+
+-- The smallest id greater than `id` (the XPENDING/XRANGE cursors are inclusive).
+local function successor(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return ms .. '-' .. int(tonumber(seq) + 1)
+end
+
+local function id_less(a, b)
+  local am, as = split_id(a)
+  local bm, bs = split_id(b)
+  return am < bm or (am == bm and as < bs)
+end
+
+-- Copies an entry to the dead-letter stream with where it came from, then acks the original:
+-- both in this one script, so the message is never in both places nor in neither.
+local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, reason, now)
+  local args = { 'XADD', dlq, '*' }
+  for i = 1, #fields do
+    args[#args + 1] = fields[i]
+  end
+  args[#args + 1] = 'dlq.from'
+  args[#args + 1] = id
+  args[#args + 1] = 'dlq.group'
+  args[#args + 1] = group
+  args[#args + 1] = 'dlq.deliveries'
+  args[#args + 1] = int(deliveries)
+  args[#args + 1] = 'dlq.reason'
+  args[#args + 1] = reason
+  args[#args + 1] = 'dlq.at'
+  args[#args + 1] = int(now)
+  redis.call(unpack(args))
+  redis.call('XACK', stream, group, id)
+  redis.call('ZREM', lease, id)
+  redis.call('HDEL', meta, 'n:' .. id)
+end
+
+-- One entry's fields, or nil when the entry was deleted or trimmed.
+local function entry_fields(stream, id)
+  local found = redis.call('XRANGE', stream, id, id)
+  if #found == 0 then
+    return nil
+  end
+  return found[1][2]
+end
+
+-- Moves delayed messages that are due into the stream, oldest first, at most `limit` of them.
+local function promote(stream, delayed, data, now, limit)
+  if limit <= 0 then
+    return 0
+  end
+  local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'LIMIT', '0', int(limit))
+  for _, token in ipairs(due) do
+    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t')
+    if v[1] then
+      local args = { 'XADD', stream, '*', 'body', v[1] }
+      if v[2] then
+        args[#args + 1] = 'attributes'
+        args[#args + 1] = v[2]
+      end
+      args[#args + 1] = 'enqueuedAt'
+      args[#args + 1] = v[3] or int(now)
+      redis.call(unpack(args))
+    end
+    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t')
+  end
+  if #due > 0 then
+    redis.call('ZREM', delayed, unpack(due))
+  end
+  return #due
+end

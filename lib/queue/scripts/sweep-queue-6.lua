@@ -1,0 +1,182 @@
+-- sweep-queue: one queue's share of the sweep, bounded by `budget` work units (entries examined)
+-- and resuming from cursors kept in each group's meta record:
+--   1. promote due delayed messages;
+--   2. per group, walk the leases that expired: dead-letter messages that reached max deliveries,
+--      drop index entries of messages acked or deleted behind our back;
+--   3. per group, a small slice of the pending list: drop references to deleted entries and index
+--      pending entries that no lease covers (delivered by other clients);
+--   4. per group, delete consumers with nothing pending that have been idle past the limit;
+--   5. trim entries every group has acked (never one some group has not received or acked) that
+--      are older than the retention.
+-- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
+-- KEYS[5] config, KEYS[6] sweep cursor, KEYS[7..] each group's lease set and meta (in ARGV order)
+-- ARGV[1] queue name, ARGV[2] now, ARGV[3] budget, ARGV[4] next queue name ('' = none),
+-- ARGV[5..10] config defaults, ARGV[11..] group names
+-- Returns {'ok', deadLettered, promoted, deletedReferences, consumersRemoved, trimmed, work, done}
+-- @include common
+
+local stream, dlq = KEYS[1], KEYS[2]
+local now, budget = tonumber(ARGV[2]), tonumber(ARGV[3])
+local cfg = load_config(KEYS[5], 5)
+local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
+local dead, deleted_refs, removed, trimmed = 0, 0, 0, 0
+local work = 0
+local done = true
+local AUDIT_SLICE = 100
+
+local present = {}
+if redis.call('EXISTS', stream) == 1 then
+  for _, g in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+    local info = kv(g)
+    present[info.name] = info
+  end
+end
+
+local promoted = promote(stream, KEYS[3], KEYS[4], now, budget)
+work = work + promoted
+if promoted >= budget then
+  done = false
+end
+
+for gi = 11, #ARGV do
+  local group = ARGV[gi]
+  local lease, meta = KEYS[7 + (gi - 11) * 2], KEYS[8 + (gi - 11) * 2]
+  if present[group] and work < budget then
+    -- 2. Expired leases, from the score where the last sweep stopped.
+    local from = redis.call('HGET', meta, 'sweep:lease') or '-inf'
+    local limit = budget - work
+    local due = redis.call('ZRANGEBYSCORE', lease, from, int(now), 'WITHSCORES', 'LIMIT', '0', int(limit))
+    local last_score = nil
+    for i = 1, #due, 2 do
+      local id = due[i]
+      last_score = due[i + 1]
+      work = work + 1
+      local row = redis.call('XPENDING', stream, group, id, id, '1')
+      if #row == 0 then
+        redis.call('ZREM', lease, id)
+        redis.call('HDEL', meta, 'n:' .. id)
+      elseif tonumber(row[1][4]) >= max then
+        local fields = entry_fields(stream, id)
+        if fields then
+          dead_letter(stream, dlq, lease, meta, group, id, fields, tonumber(row[1][4]), 'maxDeliveries', now)
+          dead = dead + 1
+        else
+          redis.call('XACK', stream, group, id)
+          redis.call('ZREM', lease, id)
+          redis.call('HDEL', meta, 'n:' .. id)
+          deleted_refs = deleted_refs + 1
+        end
+      end
+    end
+    if #due < limit * 2 then
+      redis.call('HDEL', meta, 'sweep:lease')
+    else
+      done = false
+      -- Resume at the last score; if a whole page shared it, step past it (the rest of that tie
+      -- is seen on the next pass from the start).
+      local next_from = last_score
+      if last_score == from then
+        next_from = int(tonumber(last_score) + 1)
+      end
+      redis.call('HSET', meta, 'sweep:lease', next_from)
+    end
+
+    -- 3. A slice of the pending list: deleted entries and entries no lease covers.
+    if work < budget then
+      local cursor = redis.call('HGET', meta, 'sweep:pel') or '-'
+      local slice = math.min(AUDIT_SLICE, budget - work)
+      local rows = redis.call('XPENDING', stream, group, cursor, '+', int(slice))
+      for _, row in ipairs(rows) do
+        local id = row[1]
+        work = work + 1
+        if not entry_fields(stream, id) then
+          redis.call('XACK', stream, group, id)
+          redis.call('ZREM', lease, id)
+          redis.call('HDEL', meta, 'n:' .. id)
+          deleted_refs = deleted_refs + 1
+        elseif not redis.call('ZSCORE', lease, id) then
+          -- Delivered by another client: lease it from when Redis says it was delivered.
+          redis.call('ZADD', lease, int(now - tonumber(row[3]) + vt), id)
+        end
+      end
+      if #rows < slice then
+        redis.call('HDEL', meta, 'sweep:pel')
+      else
+        redis.call('HSET', meta, 'sweep:pel', successor(rows[#rows][1]))
+      end
+    end
+
+    -- 4. Idle consumers with nothing pending.
+    if work < budget then
+      for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', stream, group)) do
+        local info = kv(c)
+        work = work + 1
+        if info.pending == 0 then
+          local seen = redis.call('HGET', meta, 's:' .. info.name)
+          local idle = info.idle
+          if seen then
+            idle = now - tonumber(seen)
+          end
+          if idle >= cfg.consumerIdleMs then
+            redis.call('XGROUP', 'DELCONSUMER', stream, group, info.name)
+            redis.call('HDEL', meta, 's:' .. info.name)
+            removed = removed + 1
+          end
+        end
+      end
+    end
+  elseif work >= budget then
+    done = false
+  end
+end
+
+-- 5. Trim below the lowest id some group still needs.
+if next(present) ~= nil and work < budget then
+  local bound = nil
+  for name, info in pairs(present) do
+    local need
+    if info.pending > 0 then
+      need = redis.call('XPENDING', stream, name)[2]
+    else
+      need = successor(info['last-delivered-id'])
+    end
+    if not bound or id_less(need, bound) then
+      bound = need
+    end
+  end
+  local limit = budget - work
+  local entries = redis.call('XRANGE', stream, '-', '(' .. bound, 'COUNT', int(limit))
+  local cut = nil
+  local young = false
+  for _, entry in ipairs(entries) do
+    work = work + 1
+    if cfg.retentionMs > 0 then
+      local at = tonumber(kv(entry[2]).enqueuedAt) or split_id(entry[1])
+      if now - at < cfg.retentionMs then
+        young = true
+        break
+      end
+    end
+    cut = entry[1]
+  end
+  if cut then
+    trimmed = redis.call('XTRIM', stream, 'MINID', successor(cut))
+  end
+  if not young and #entries >= limit then
+    done = false
+  end
+end
+
+if work >= budget then
+  done = false
+end
+if done then
+  if ARGV[4] ~= '' then
+    redis.call('SET', KEYS[6], ARGV[4])
+  else
+    redis.call('DEL', KEYS[6])
+  end
+else
+  redis.call('SET', KEYS[6], ARGV[1])
+end
+return { 'ok', dead, promoted, deleted_refs, removed, trimmed, work, done and 1 or 0 }

@@ -1,0 +1,31 @@
+/**
+ * The in-process adapter: the queue talks straight to the local engine, no network. The engine
+ * answers exactly like Redis 7.0, so this adapter only converts its reply values.
+ */
+import type { Engine } from '../engine/engine.ts';
+import { RedisError, type Reply, StatusReply } from '../engine/reply.ts';
+import { type RedisClient, RedisReplyError, type RedisValue } from './client.ts';
+
+/**
+ * @example
+ * const queue = createQueueService({ redis: createEngineClient(createEngine({ clock })), clock });
+ */
+export function createEngineClient(engine: Engine): RedisClient {
+  async function call(argv: string[]): Promise<RedisValue> {
+    return toValue(await engine.call(argv));
+  }
+  return {
+    evalsha: (sha, keys, args) => call(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
+    eval: (source, keys, args) => call(['EVAL', source, String(keys.length), ...keys, ...args]),
+  };
+}
+
+function toValue(reply: Reply): RedisValue {
+  if (reply instanceof RedisError) throw new RedisReplyError(reply.message);
+  if (reply instanceof StatusReply) return reply.status;
+  if (Array.isArray(reply)) {
+    // An error nested in an array cannot come from a script reply; keep it visible if it does.
+    return reply.map((item) => (item instanceof RedisError ? item.message : toValue(item)));
+  }
+  return reply;
+}

@@ -1,0 +1,205 @@
+/** Conformance: produce, consume, ack, leases, nack, extend and reclaim on every backend. */
+import { expect, it } from 'vitest';
+import { isQueueError } from '../../lib/queue/errors.ts';
+import { onEveryBackend } from './support/suite.ts';
+
+const VT = 30_000;
+
+onEveryBackend('delivery', (make) => {
+  it('delivers produced messages once, in order, with body, attributes and enqueue time', async () => {
+    const { queue, clock } = make();
+    await queue.createGroup('orders', 'workers', '0');
+    const ids = await queue.produce('orders', [
+      { body: { sku: 1 }, attributes: { kind: 'a' } },
+      { body: 'two' },
+      { body: [3, null, true] },
+    ]);
+    expect(ids).toHaveLength(3);
+    expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true);
+    const got = await queue.consume('orders', 'workers', 'c1', 10);
+    expect(got.map((m) => m.id)).toEqual(ids);
+    expect(got.map((m) => m.body)).toEqual([{ sku: 1 }, 'two', [3, null, true]]);
+    expect(got[0]?.attributes).toEqual({ kind: 'a' });
+    expect(got[1]?.attributes).toEqual({});
+    expect(got.every((m) => m.deliveries === 1 && m.enqueuedAt === clock.now())).toBe(true);
+    expect(got[0]?.fields).toBeUndefined();
+    expect(await queue.consume('orders', 'workers', 'c2', 10)).toEqual([]);
+    expect(await queue.ack('orders', 'workers', ids)).toBe(3);
+    expect(await queue.ack('orders', 'workers', ids)).toBe(0);
+    expect(await queue.ack('orders', 'workers', ['1-1'])).toBe(0);
+  });
+
+  it('refuses to consume from a group that does not exist instead of creating it', async () => {
+    const { queue } = make();
+    await queue.produce('q1', [{ body: 1 }]);
+    await expect(queue.consume('q1', 'nobody', 'c', 1)).rejects.toSatisfy((e) =>
+      isQueueError(e, 'GROUP_NOT_FOUND'),
+    );
+    await expect(queue.consume('missing-queue', 'g', 'c', 1)).rejects.toSatisfy((e) =>
+      isQueueError(e, 'GROUP_NOT_FOUND'),
+    );
+    expect((await queue.stats('q1')).groups).toEqual([]);
+  });
+
+  it('creates groups idempotently, from the backlog or from new messages only', async () => {
+    const { queue } = make();
+    await queue.produce('q', [{ body: 'old' }]);
+    expect(await queue.createGroup('q', 'all', '0')).toEqual({ created: true });
+    expect(await queue.createGroup('q', 'new', '$')).toEqual({ created: true });
+    const [first] = await queue.consume('q', 'all', 'c', 5);
+    expect(first?.body).toBe('old');
+    // Re-creating does not reset the group: the consumed message is not delivered again.
+    expect(await queue.createGroup('q', 'all', '0')).toEqual({ created: false });
+    await queue.produce('q', [{ body: 'fresh' }]);
+    expect((await queue.consume('q', 'all', 'c', 5)).map((m) => m.body)).toEqual(['fresh']);
+    expect((await queue.consume('q', 'new', 'c', 5)).map((m) => m.body)).toEqual(['fresh']);
+    expect(await queue.deleteGroup('q', 'new')).toBe(true);
+    expect(await queue.deleteGroup('q', 'new')).toBe(false);
+  });
+
+  it('redelivers a message whose holder went idle past the visibility timeout', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const [id] = await queue.produce('q', [{ body: 'job' }]);
+    expect((await queue.consume('q', 'g', 'a', 1)).map((m) => m.id)).toEqual([id]);
+    clock.advance(VT - 1);
+    expect(await queue.consume('q', 'g', 'b', 1)).toEqual([]);
+    clock.advance(1);
+    const again = await queue.consume('q', 'g', 'b', 1);
+    expect(again.map((m) => [m.id, m.deliveries])).toEqual([[id, 2]]);
+    // Nobody else can hold it now; the old holder's late ack is still accepted.
+    expect(await queue.consume('q', 'g', 'c', 1)).toEqual([]);
+    expect(await queue.ack('q', 'g', [id as string])).toBe(1);
+    clock.advance(VT * 2);
+    expect(await queue.consume('q', 'g', 'c', 1)).toEqual([]);
+  });
+
+  it('redelivers a nacked message no earlier than its delay, even past the visibility timeout', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 10 });
+    await queue.createGroup('q', 'g', '0');
+    const [id] = await queue.produce('q', [{ body: 'retry me' }]);
+    await queue.consume('q', 'g', 'a', 1);
+    expect(await queue.nack('q', 'g', [id as string, '1-1'], 3 * VT)).toBe(1);
+    clock.advance(VT);
+    expect(await queue.consume('q', 'g', 'b', 1)).toEqual([]);
+    expect((await queue.reclaim('q', 'g', 'b', { minIdleMs: 0 })).messages).toEqual([]);
+    clock.advance(2 * VT - 1);
+    expect(await queue.consume('q', 'g', 'b', 1)).toEqual([]);
+    clock.advance(1);
+    const again = await queue.consume('q', 'g', 'b', 1);
+    expect(again.map((m) => [m.id, m.deliveries])).toEqual([[id, 2]]);
+    // A nack without delay makes it available at once, and the count keeps growing.
+    await queue.nack('q', 'g', [id as string], 0);
+    expect((await queue.consume('q', 'g', 'c', 1)).map((m) => m.deliveries)).toEqual([3]);
+  });
+
+  it('extends leases only for messages the consumer still holds', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const [a, b] = await queue.produce('q', [{ body: 1 }, { body: 2 }]);
+    await queue.consume('q', 'g', 'x', 1);
+    await queue.consume('q', 'g', 'y', 1);
+    clock.advance(VT - 10);
+    expect(await queue.extend('q', 'g', 'x', [a as string, b as string, '9-9'])).toEqual({
+      extended: [a],
+      lost: [b, '9-9'],
+    });
+    clock.advance(20);
+    // b expired and moves; a was extended and stays with x.
+    expect((await queue.consume('q', 'g', 'z', 5)).map((m) => m.id)).toEqual([b]);
+    clock.advance(VT);
+    expect((await queue.consume('q', 'g', 'z2', 5)).map((m) => m.id)).toEqual([a, b]);
+  });
+
+  it('reclaims idle messages explicitly with a cursor, listing deleted entries', async () => {
+    const { queue, clock, raw, keys } = make();
+    await queue.createGroup('q', 'g', '0');
+    const ids = await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 4 }]);
+    await queue.consume('q', 'g', 'a', 4);
+    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [keys.queue('q').stream], [ids[1] as string]);
+    clock.advance(5000);
+    const first = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2 });
+    expect(first.messages.map((m) => [m.id, m.deliveries])).toEqual([[ids[0], 2]]);
+    expect(first.deleted).toEqual([ids[1]]);
+    expect(first.cursor).not.toBe('0-0');
+    const second = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2, cursor: first.cursor });
+    expect(second.messages.map((m) => m.id)).toEqual([ids[2], ids[3]]);
+    const third = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2, cursor: second.cursor });
+    expect(third).toEqual({ cursor: '0-0', messages: [], deleted: [] });
+    expect((await queue.pendingSummary('q', 'g')).pending).toBe(3);
+    // Not idle long enough: nothing moves.
+    const fresh = await queue.reclaim('q', 'g', 'c', { minIdleMs: 1 });
+    expect(fresh.messages).toEqual([]);
+  });
+
+  it('caps what one consumer holds at maxInFlightPerConsumer', async () => {
+    const { queue } = make();
+    await queue.configure('q', { maxInFlightPerConsumer: 3 });
+    await queue.createGroup('q', 'g', '0');
+    await queue.produce(
+      'q',
+      Array.from({ length: 5 }, (_, i) => ({ body: i })),
+    );
+    expect(await queue.consume('q', 'g', 'a', 10)).toHaveLength(3);
+    expect(await queue.consume('q', 'g', 'a', 10)).toEqual([]);
+    const other = await queue.consume('q', 'g', 'b', 10);
+    expect(other.map((m) => m.body)).toEqual([3, 4]);
+    await queue.ack('q', 'g', [other[0]?.id as string]);
+    expect(await queue.consume('q', 'g', 'a', 10)).toEqual([]);
+  });
+
+  it('delivers entries written by other clients with their raw fields', async () => {
+    const { queue, raw, keys } = make();
+    await queue.createGroup('q', 'g', '0');
+    const id = await raw("return redis.call('XADD', KEYS[1], '*', 'temp', '21.5', 'body', 'not json{')", [
+      keys.queue('q').stream,
+    ]);
+    const [message] = await queue.consume('q', 'g', 'c', 1);
+    expect(message).toEqual({
+      id,
+      body: null,
+      attributes: {},
+      deliveries: 1,
+      enqueuedAt: Number(String(id).split('-')[0]),
+      fields: { temp: '21.5', body: 'not json{' },
+    });
+  });
+
+  it('reports pending messages in summary and range form', async () => {
+    const { queue, clock } = make();
+    await queue.createGroup('q', 'g', '0');
+    const ids = await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }]);
+    await queue.consume('q', 'g', 'a', 2);
+    clock.advance(1000);
+    await queue.consume('q', 'g', 'b', 1);
+    clock.advance(500);
+    expect(await queue.pendingSummary('q', 'g')).toEqual({
+      pending: 3,
+      minId: ids[0],
+      maxId: ids[2],
+      consumers: [
+        { name: 'a', pending: 2 },
+        { name: 'b', pending: 1 },
+      ],
+    });
+    expect(await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 })).toEqual([
+      { id: ids[0], consumer: 'a', idleMs: 1500, deliveries: 1 },
+      { id: ids[1], consumer: 'a', idleMs: 1500, deliveries: 1 },
+      { id: ids[2], consumer: 'b', idleMs: 500, deliveries: 1 },
+    ]);
+    expect(
+      (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10, minIdleMs: 1000 })).map(
+        (p) => p.id,
+      ),
+    ).toEqual([ids[0], ids[1]]);
+    expect(
+      (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10, consumer: 'b' })).map(
+        (p) => p.id,
+      ),
+    ).toEqual([ids[2]]);
+    expect(await queue.pendingSummary('q', 'g2').catch((e) => e.code)).toBe('GROUP_NOT_FOUND');
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The backends the queue conformance suite runs on, unchanged: the in-process engine, the real
+ * redis-server over TCP (ioredis) and the real redis-server through the engine's REST front in
+ * ENGINE_REDIS_URL mode (the `@upstash/redis` adapter). Each test gets its own key prefix.
+ */
+import { Redis } from 'ioredis';
+import { type EngineServer, startEngineServer } from '../../../functions/engine-server.ts';
+import { createIoredisClient } from '../../../functions/support/ioredis-client.ts';
+import { createManualClock, type ManualClock } from '../../../lib/engine/clock.ts';
+import { createEngine } from '../../../lib/engine/engine.ts';
+import { isError } from '../../../lib/engine/reply.ts';
+import { createKeySpace, type KeySpace } from '../../../lib/queue/keys.ts';
+import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
+import type { QueueService } from '../../../lib/queue/types.ts';
+import type { RedisClient, RedisValue } from '../../../lib/redis/client.ts';
+import { createEngineClient } from '../../../lib/redis/engine-client.ts';
+import { createUpstashClient } from '../../../lib/redis/upstash-client.ts';
+import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
+
+export interface Harness {
+  queue: QueueService;
+  clock: ManualClock;
+  keys: KeySpace;
+  /** Every script call the service made (EVALSHA and EVAL). */
+  calls: { command: 'evalsha' | 'eval'; name: string }[];
+  /** Runs a Lua snippet on the same backend, for setting up foreign data and inspecting keys. */
+  raw(source: string, keys: string[], args?: string[]): Promise<RedisValue>;
+  /** Another service on the same data (same prefix and clock), e.g. a second worker process. */
+  another(options?: Partial<QueueServiceOptions>): QueueService;
+  cleanup(): Promise<void>;
+}
+
+export interface Backend {
+  name: string;
+  /** Why it is skipped, or undefined when it runs. */
+  skip: string | undefined;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  harness(options?: Partial<QueueServiceOptions>): Harness;
+}
+
+/** Counts script calls, so tests can assert one round trip per operation. */
+export function countingClient(
+  inner: RedisClient,
+  calls: Harness['calls'],
+  names: Map<string, string>,
+): RedisClient {
+  return {
+    evalsha(sha, keys, args) {
+      calls.push({ command: 'evalsha', name: names.get(sha) ?? sha });
+      return inner.evalsha(sha, keys, args);
+    },
+    eval(source, keys, args) {
+      calls.push({ command: 'eval', name: 'source' });
+      return inner.eval(source, keys, args);
+    },
+  };
+}
+
+function makeHarness(
+  client: RedisClient,
+  clock: ManualClock,
+  options: Partial<QueueServiceOptions>,
+): Harness {
+  const prefix = `qt-${Math.random().toString(36).slice(2, 10)}`;
+  const calls: Harness['calls'] = [];
+  const names = new Map<string, string>();
+  const counting = countingClient(client, calls, names);
+  const build = (extra: Partial<QueueServiceOptions> = {}) =>
+    createQueueService({ redis: counting, clock, keyPrefix: prefix, ...options, ...extra });
+  const queue = build();
+  const keys = createKeySpace(prefix);
+  return {
+    queue,
+    clock,
+    keys,
+    calls,
+    raw: (source, k, args = []) => client.eval(source, k, args),
+    another: (extra) => build(extra),
+    async cleanup() {
+      for (const name of await queue.listQueues()) await queue.deleteQueue(name);
+      await client.eval("return redis.call('DEL', KEYS[1], KEYS[2])", [keys.registry, keys.sweepCursor], []);
+    },
+  };
+}
+
+/** The engine backend runs only once streams and EVAL have landed in the engine. */
+async function engineReady(): Promise<string | undefined> {
+  const engine = createEngine();
+  const reply = await engine.call(['EVAL', "return redis.call('XLEN', KEYS[1])", '1', 'probe']);
+  return isError(reply) ? `the engine cannot run stream scripts yet (${reply.message})` : undefined;
+}
+
+const engineSkip = await engineReady();
+
+export const backends: Backend[] = [
+  {
+    name: 'engine (in-process)',
+    skip: engineSkip,
+    setup: async () => {},
+    teardown: async () => {},
+    harness(options = {}) {
+      const clock = createManualClock();
+      return makeHarness(createEngineClient(createEngine({ clock })), clock, options);
+    },
+  },
+  (() => {
+    let connection: Redis | undefined;
+    return {
+      name: 'redis over TCP (ioredis)',
+      skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
+      async setup() {
+        connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      },
+      async teardown() {
+        connection?.disconnect();
+      },
+      harness(options = {}) {
+        if (connection === undefined) throw new Error('setup not run');
+        return makeHarness(createIoredisClient(connection), createManualClock(), options);
+      },
+    } satisfies Backend;
+  })(),
+  (() => {
+    let server: EngineServer | undefined;
+    let client: RedisClient | undefined;
+    return {
+      name: 'redis through the REST front (upstash)',
+      skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
+      async setup() {
+        server = await startEngineServer({ port: 0, redisUrl: REDIS_URL, token: 'queue-suite' });
+        client = createUpstashClient({ url: server.url, token: server.token });
+      },
+      async teardown() {
+        await server?.close();
+      },
+      harness(options = {}) {
+        if (client === undefined) throw new Error('setup not run');
+        return makeHarness(client, createManualClock(), options);
+      },
+    } satisfies Backend;
+  })(),
+];
