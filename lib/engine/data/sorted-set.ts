@@ -120,7 +120,10 @@ export class SortedSet {
     if (this.size === 0 || lexEmpty(min, max)) return;
     const first = this.tree.minKey();
     const last = this.tree.maxKey();
-    const uniform = first !== undefined && last !== undefined && first.score === last.score;
+    if (first === undefined || last === undefined) return;
+    // Redis first checks the range against the set's two ends, before any scan.
+    if (!lexAboveMin(last.member, min) || !lexBelowMax(first.member, max)) return;
+    const uniform = first.score === last.score;
     if (!reverse) {
       let started = false;
       const from: Key | undefined =

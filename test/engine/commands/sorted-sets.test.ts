@@ -355,6 +355,14 @@ describeScripts('sorted-set commands', {
     ],
     [['ZRANGE', '$z', '-', '+', 'BYLEX', 'BYSCORE'], SYNTAX],
   ],
+  'BYLEX on members of different scores answers as Redis does for a small set': [
+    [['ZADD', '$z', '1', 'b', '2', 'a'], 2],
+    [['ZRANGEBYLEX', '$z', '-', '+'], ['b', 'a']],
+    [['ZRANGEBYLEX', '$z', '[a', '[b'], ['b', 'a']],
+    [['ZRANGEBYLEX', '$z', '[b', '+'], []],
+    [['ZREVRANGEBYLEX', '$z', '+', '-'], ['a', 'b']],
+    [['ZRANGE', '$z', '0', '-1', 'LIMIT', '0', '-1'], ['b', 'a']],
+  ],
   'ZCOUNT counts members within a score range': [
     [['ZADD', '$z', '1', 'a', '2', 'b', '3', 'c'], 3],
     [['ZCOUNT', '$z', '-inf', '+inf'], 3],
