@@ -150,7 +150,12 @@ export function createApp(options: AppOptions): ApiApp {
           message,
           withHint(details, status === 404 ? notFoundHint(code, c.req.path) : undefined),
         )
-      : envelope(code, message, { requestId });
+      : // Internals (script names, arguments, stacks) stay in the log, not in the answer.
+        envelope(
+          code,
+          code === QueueErrorCode.redisError ? 'Redis answered with an unexpected error' : 'Internal error',
+          { requestId },
+        );
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (status === 503) headers['retry-after'] = retryAfter;
     if (status === 401) headers['www-authenticate'] = 'Bearer';

@@ -5,8 +5,8 @@
 import { z } from '@hono/zod-openapi';
 
 const namePattern = /^[A-Za-z0-9._-]{1,100}$/;
-/** A full stream id, `ms-seq`, or `ms` alone (Redis completes it). */
-const idPattern = /^\d{1,20}(-\d{1,20})?$/;
+/** A full stream id, `ms-seq`. */
+const idPattern = /^\d{1,20}-\d{1,20}$/;
 /** A range bound: `-`, `+`, an id, or an exclusive `(id`. */
 const boundPattern = /^(-|\+|\(?\d{1,20}(-\d{1,20})?)$/;
 
@@ -65,7 +65,7 @@ export const QueueConfigSchema = z
       .int()
       .min(1)
       .max(365 * DAY_MS),
-    maxInFlightPerConsumer: z.number().int().min(1).max(1000),
+    maxInFlightPerConsumer: z.number().int().min(1).max(100_000),
   })
   .openapi('QueueConfig');
 

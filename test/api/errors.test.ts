@@ -184,10 +184,14 @@ describe('409, 503, 500 from the queue', () => {
 
   it('answers REDIS_ERROR as 500 and logs it', async () => {
     const h = await createHarness();
-    h.queue.failNext(new QueueError(QueueErrorCode.redisError, 'ERR unexpected'));
+    h.queue.failNext(new QueueError(QueueErrorCode.redisError, "ERR unexpected, args 'secret-body'"));
     const res = await h.call('GET', '/v1/queues');
     expect(res.status).toBe(500);
-    expect(res.json.error.code).toBe('REDIS_ERROR');
+    expect(res.json.error).toMatchObject({
+      code: 'REDIS_ERROR',
+      message: 'Redis answered with an unexpected error',
+    });
+    expect(res.text).not.toContain('secret-body');
     expect(h.logged[0]?.context.requestId).toBe(res.headers.get('x-request-id'));
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * `npm start`: the API on Node. Serves on PORT (default 8787); with UPSTASH_REDIS_REST_URL set it
+ * talks to that Upstash database (or any Upstash-compatible front), otherwise to the in-process
+ * local engine. Runs the sweep on an interval (SWEEP_INTERVAL_MS, default 10 s) and prints the
+ * URL, a dev token and a curl example. Importing this module starts nothing; tests and the
+ * benchmark call `startApiServer`.
+ */
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { buildService, type Service } from '../lib/api/bootstrap.ts';
+import { readSettings } from '../lib/api/settings.ts';
+import type { Engine } from '../lib/engine/engine.ts';
+import type { RedisClient } from '../lib/redis/client.ts';
+import { createEngineClient } from '../lib/redis/engine-client.ts';
+import { createUpstashClient } from '../lib/redis/upstash-client.ts';
+import { createServerEngine } from './engine-server.ts';
+
+export const DEFAULT_PORT = 8787;
+
+export interface ApiServerOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  hostname?: string;
+  /** The settings source; defaults to process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Use this Redis seam instead of choosing one from env (the benchmark wraps a counter). */
+  redis?: RedisClient;
+  /** Serve this engine when no Upstash URL is set (tests pass one with a manual clock). */
+  engine?: Engine;
+  /** 0 turns the interval sweep off. */
+  sweepIntervalMs?: number;
+}
+
+export interface ApiServer {
+  readonly url: string;
+  readonly backing: 'engine' | 'upstash' | 'custom';
+  readonly service: Service;
+  close(): Promise<void>;
+}
+
+function chooseRedis(options: ApiServerOptions, env: Readonly<Record<string, string | undefined>>) {
+  if (options.redis !== undefined) return { redis: options.redis, backing: 'custom' as const };
+  const url = env.UPSTASH_REDIS_REST_URL;
+  if (url) {
+    const token = env.UPSTASH_REDIS_REST_TOKEN;
+    if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
+    return { redis: createUpstashClient({ url, token }), backing: 'upstash' as const };
+  }
+  return { redis: createEngineClient(options.engine ?? createServerEngine()), backing: 'engine' as const };
+}
+
+/**
+ * Starts the API server and its interval sweep; resolves once it listens.
+ * @example
+ * const server = await startApiServer({ port: 0, env: { API_TOKENS: 'admin:t' }, sweepIntervalMs: 0 });
+ * await fetch(`${server.url}/healthz`);
+ * await server.close();
+ */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const env = options.env ?? process.env;
+  const fallbackMode = env.NODE_ENV === 'production' ? 'production' : 'development';
+  const settings = readSettings(env, fallbackMode);
+  const { redis, backing } = chooseRedis(options, env);
+  const service = await buildService({ redis, settings });
+
+  const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
+    (resolve, reject) => {
+      const server = serve(
+        {
+          fetch: service.app.fetch,
+          port: options.port ?? DEFAULT_PORT,
+          hostname: options.hostname ?? '127.0.0.1',
+        },
+        (address) => resolve({ server, address }),
+      );
+      server.once('error', reject);
+    },
+  );
+
+  const intervalMs = options.sweepIntervalMs ?? Number(env.SWEEP_INTERVAL_MS ?? 10_000);
+  let sweeping: Promise<void> | undefined;
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          // One sweep at a time: a slow one is not stacked on by the next tick.
+          sweeping ??= service.queue
+            .sweep({ timeBudgetMs: Math.min(settings.sweepTimeBudgetMs, intervalMs) })
+            .then(
+              () => undefined,
+              (error: unknown) =>
+                console.error(
+                  JSON.stringify({ level: 'error', message: 'sweep failed', error: String(error) }),
+                ),
+            )
+            .finally(() => {
+              sweeping = undefined;
+            });
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    backing,
+    service,
+    async close() {
+      clearInterval(timer);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Long polls hold connections open; end them so close does not wait up to 20 s.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+      await sweeping;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
+  }
+  const server = await startApiServer({ port, hostname: process.env.HOST ?? '127.0.0.1' });
+  const { devToken, settings } = server.service;
+  const backing =
+    server.backing === 'upstash'
+      ? `Upstash at ${process.env.UPSTASH_REDIS_REST_URL}`
+      : 'the in-process local engine';
+  const token = devToken ?? '<one of your API_TOKENS>';
+  console.log(`edge-stream-queue listening on ${server.url} (${settings.mode} mode, ${backing})`);
+  console.log(`  docs:      ${server.url}/docs`);
+  if (devToken !== undefined)
+    console.log(`  dev token: ${devToken}   (admin scope; set API_TOKENS to choose your own)`);
+  console.log('  try:');
+  console.log(
+    `    curl -X POST ${server.url}/v1/queues/demo/messages -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"messages":[{"body":{"hello":"world"}}]}'`,
+  );
+  const stop = (): void => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+// Only when run as a program (`npm start`), never on import.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Everything an entry point does after reading its environment: the queue service on a Redis
+ * seam, the tokens, the health probe, the app. Kept here so Workers, Deno and Node wire the same
+ * way and their entry files stay a few lines of environment reading.
+ */
+import { type Clock, systemClock } from '../engine/clock.ts';
+import { createQueueService } from '../queue/service.ts';
+import type { QueueService } from '../queue/types.ts';
+import type { RedisClient } from '../redis/client.ts';
+import { createApp } from './app.ts';
+import { resolveTokens } from './auth.ts';
+import type { ApiApp, Logger } from './context.ts';
+import type { Settings } from './settings.ts';
+
+export interface Service {
+  app: ApiApp;
+  queue: QueueService;
+  /** Set when development mode made up a token because none was configured. */
+  devToken?: string;
+  settings: Settings;
+}
+
+/** A PING that goes through the same seam as the queue (the seam only runs scripts). */
+export function scriptPing(redis: RedisClient): () => Promise<boolean> {
+  return async () => (await redis.eval("return 'PONG'", [], [])) === 'PONG';
+}
+
+/**
+ * Builds the service. Rejects (the entry point should exit) when production mode has no tokens.
+ * @example
+ * const { app, queue } = await buildService({ redis, settings: readSettings(env, 'production') });
+ */
+export async function buildService(options: {
+  redis: RedisClient;
+  settings: Settings;
+  clock?: Clock;
+  logger?: Logger;
+}): Promise<Service> {
+  const { redis, settings } = options;
+  const clock = options.clock ?? systemClock;
+  const { tokens, devToken } = await resolveTokens(settings.tokenSpec, settings.mode);
+  const queue = createQueueService({
+    redis,
+    clock,
+    defaults: settings.queueDefaults,
+    ...(settings.limits.maxMessageBytes === undefined
+      ? {}
+      : { limits: { maxMessageBytes: settings.limits.maxMessageBytes } }),
+    ...(settings.keyPrefix === undefined ? {} : { keyPrefix: settings.keyPrefix }),
+  });
+  const app = createApp({
+    queue,
+    tokens,
+    health: scriptPing(redis),
+    limits: settings.limits,
+    clock,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  return { app, queue, settings, ...(devToken === undefined ? {} : { devToken }) };
+}
