@@ -134,10 +134,9 @@ end
 if next(present) ~= nil and work < budget then
   local bound = nil
   for name, info in pairs(present) do
-    local need
-    if info.pending > 0 then
-      need = redis.call('XPENDING', stream, name)[2]
-    else
+    -- Pending counts from XINFO above are stale once this script has acked or dead-lettered.
+    local need = redis.call('XPENDING', stream, name)[2]
+    if not need then
       need = successor(info['last-delivered-id'])
     end
     if not bound or id_less(need, bound) then
