@@ -9,9 +9,14 @@
  */
 import { Redis, ReplyError } from 'ioredis';
 import { RedisError, type Reply } from '../../lib/engine/reply.ts';
-import type { Backend } from '../../lib/rest-front/backend.ts';
+import type { Backend, CallOptions } from '../../lib/rest-front/backend.ts';
 
 export interface RedisForwardBackend extends Backend {
+  /**
+   * CLIENT SETNAME of the connections blocking calls use, unique per backend, so `CLIENT LIST`
+   * tells them apart (`rest-front-<id>-blocking`; the shared one is `rest-front-<id>-shared`).
+   */
+  readonly blockingClientName: string;
   /** Closes every connection; blocked calls still waiting are rejected. */
   close(): Promise<void>;
 }
@@ -64,30 +69,39 @@ const MAX_IDLE_BLOCKING = 4;
  * const app = createRestFront({ backend, token: 'dev-token' });
  */
 export function createRedisForwardBackend(url: string): RedisForwardBackend {
-  const main = connect(url);
+  const id = `rest-front-${crypto.randomUUID().slice(0, 8)}`;
+  const blockingClientName = `${id}-blocking`;
+  const main = connect(url, `${id}-shared`);
   const idle: Redis[] = [];
   const borrowed = new Set<Redis>();
   let closed = false;
 
-  async function callBlocking(name: string, args: string[]): Promise<Reply> {
-    const connection = idle.pop() ?? connect(url);
+  async function callBlocking(name: string, args: string[], signal: AbortSignal | undefined): Promise<Reply> {
+    signal?.throwIfAborted();
+    const connection = idle.pop() ?? connect(url, blockingClientName);
     borrowed.add(connection);
+    // The HTTP client left: closing the connection makes Redis unblock it without delivering
+    // anything (nothing lands in a PEL for a reader that is gone), and the call rejects.
+    const drop = (): void => connection.disconnect();
+    signal?.addEventListener('abort', drop, { once: true });
     try {
       return await send(connection, name, args);
     } finally {
+      signal?.removeEventListener('abort', drop);
       borrowed.delete(connection);
-      if (!closed && idle.length < MAX_IDLE_BLOCKING) idle.push(connection);
+      if (!closed && signal?.aborted !== true && idle.length < MAX_IDLE_BLOCKING) idle.push(connection);
       else connection.disconnect();
     }
   }
 
   return {
-    call(argv) {
+    blockingClientName,
+    call(argv, options?: CallOptions) {
       const name = (argv[0] ?? '').toUpperCase();
       const args = argv.slice(1);
       const refusal = refuse(name, args);
       if (refusal !== undefined) return Promise.resolve(refusal);
-      return isBlocking(name, args) ? callBlocking(name, args) : send(main, name, args);
+      return isBlocking(name, args) ? callBlocking(name, args, options?.signal) : send(main, name, args);
     },
     async exec(commands) {
       const transaction = main.multi();
@@ -121,8 +135,8 @@ export function createRedisForwardBackend(url: string): RedisForwardBackend {
   };
 }
 
-function connect(url: string): Redis {
-  const connection = new Redis(url, { maxRetriesPerRequest: 1 });
+function connect(url: string, connectionName: string): Redis {
+  const connection = new Redis(url, { maxRetriesPerRequest: 1, connectionName });
   // Connection errors surface on the pending commands (as 500s); without a listener ioredis would
   // also print every reconnect attempt as an unhandled error.
   connection.on('error', () => {});

@@ -68,7 +68,7 @@ export function createRestFront(options: RestFrontOptions): Hono {
 
   app.post('/', async (c) => {
     const argv = parseCommand(parseJsonBody(await c.req.text()));
-    const reply = await backend.call(argv);
+    const reply = await backend.call(argv, { signal: c.req.raw.signal });
     if (reply instanceof RedisError) return c.json({ error: reply.message }, 400);
     return c.json({ result: renderReply(reply, renderOptions(c.req.header('upstash-encoding'))) });
   });
@@ -77,7 +77,8 @@ export function createRestFront(options: RestFrontOptions): Hono {
     const commands = parseCommandList(parseJsonBody(await c.req.text()));
     // Issued back to back without awaiting in between: backends start each call synchronously,
     // so order is kept, and a TCP backend gets the whole batch in one round trip.
-    const replies = await Promise.all(commands.map((argv) => backend.call(argv)));
+    const signal = c.req.raw.signal;
+    const replies = await Promise.all(commands.map((argv) => backend.call(argv, { signal })));
     const render = renderOptions(c.req.header('upstash-encoding'));
     return c.json(replies.map((reply) => renderItem(reply, render)));
   });

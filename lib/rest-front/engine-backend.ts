@@ -4,7 +4,8 @@ import type { Backend } from './backend.ts';
 
 /**
  * Serves the REST front from an in-memory engine. Blocking reads (XREAD/XREADGROUP BLOCK) park
- * only their own request; every other request keeps being answered.
+ * only their own request; every other request keeps being answered. The engine has no way to
+ * withdraw a parked call, so an aborted request's read still completes (and is discarded).
  *
  * @example
  * const app = createRestFront({ backend: createEngineBackend(createEngine()), token: 'dev-token' });

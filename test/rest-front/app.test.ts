@@ -308,6 +308,42 @@ describe('REST front replies', () => {
   });
 });
 
+describe('REST front request lifetime', () => {
+  it('hands the request signal to the backend so a blocked call can be dropped when the client leaves', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const app = createRestFront({
+      backend: {
+        call: (_argv, options) => {
+          signals.push(options?.signal);
+          return Promise.resolve('ok');
+        },
+        exec: () => Promise.resolve([]),
+      },
+      token: TOKEN,
+    });
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const single = new AbortController();
+    await app.request(
+      new Request('http://front/', { method: 'POST', headers, body: '["PING"]', signal: single.signal }),
+    );
+    const batch = new AbortController();
+    await app.request(
+      new Request('http://front/pipeline', {
+        method: 'POST',
+        headers,
+        body: '[["PING"],["PING"]]',
+        signal: batch.signal,
+      }),
+    );
+    expect(signals).toHaveLength(3);
+    expect(signals.map((signal) => signal?.aborted)).toEqual([false, false, false]);
+    single.abort();
+    expect(signals.map((signal) => signal?.aborted)).toEqual([true, false, false]);
+    batch.abort();
+    expect(signals.map((signal) => signal?.aborted)).toEqual([true, true, true]);
+  });
+});
+
 describe('REST front on the in-memory engine', () => {
   it('runs commands on the engine and renders its status replies', async () => {
     const clock = createManualClock(1_700_000_000_123);

@@ -96,21 +96,48 @@ describe.skipIf(!redisAvailable)('the Redis forwarding backend', () => {
     expect(await backend.call(['GET', s])).toBe('v');
   });
 
+  /** Polls CLIENT LIST (over the shared connection) until `done` holds for this backend's blocked clients. */
+  async function waitForBlocked(done: (blockedCount: number) => boolean): Promise<boolean> {
+    for (let i = 0; i < 500; i++) {
+      const list = await backend.call(['CLIENT', 'LIST']);
+      if (typeof list !== 'string') throw new Error('CLIENT LIST did not answer a string');
+      const blocked = list
+        .split('\n')
+        .filter((line) => line.includes(` name=${backend.blockingClientName} `) && /\bflags=b\b/.test(line));
+      if (done(blocked.length)) return true;
+    }
+    return false;
+  }
+
   it('parks a blocking XREAD on its own connection while other commands keep flowing', async () => {
     const s = key('blocked');
     const blocked = backend.call(['XREAD', 'BLOCK', '0', 'STREAMS', s, '0-0']);
-    // Wait until Redis really holds a client blocked in XREAD; each poll goes through the shared
-    // connection, so a stalled connection would hang here instead of answering.
-    let seen = false;
-    for (let i = 0; i < 500 && !seen; i++) {
-      const list = await backend.call(['CLIENT', 'LIST']);
-      seen = typeof list === 'string' && /flags=b\b.*cmd=xread\b/.test(list);
-    }
-    expect(seen).toBe(true);
+    // Each poll goes through the shared connection: had the XREAD taken it, this would hang.
+    expect(await waitForBlocked((count) => count === 1)).toBe(true);
     expect(await backend.call(['PING'])).toBe('PONG');
     expect(await backend.call(['XLEN', s])).toBe(0);
     expect(await backend.call(['XADD', s, '7-1', 'k', 'v'])).toBe('7-1');
     expect(await blocked).toEqual([[s, [['7-1', ['k', 'v']]]]]);
+    expect(await waitForBlocked((count) => count === 0)).toBe(true);
+  });
+
+  it('drops a blocked XREADGROUP whose request was aborted, delivering nothing to it', async () => {
+    const s = key('aborted');
+    expect(await backend.call(['XGROUP', 'CREATE', s, 'g', '$', 'MKSTREAM'])).toBe('OK');
+    const abort = new AbortController();
+    const blocked = backend.call(['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', s, '>'], {
+      signal: abort.signal,
+    });
+    expect(await waitForBlocked((count) => count === 1)).toBe(true);
+    abort.abort();
+    await expect(blocked).rejects.toThrow();
+    expect(await waitForBlocked((count) => count === 0)).toBe(true);
+    expect(await backend.call(['XADD', s, '1-1', 'k', 'v'])).toBe('1-1');
+    expect(await backend.call(['XPENDING', s, 'g'])).toEqual([0, null, null, null]);
+    // A fresh blocking call still works after the dropped one.
+    expect(await backend.call(['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', s, '>'])).toEqual([
+      [s, [['1-1', ['k', 'v']]]],
+    ]);
   });
 
   it('fails the request with a 500 when Redis cannot be reached, and the front keeps serving', async () => {
