@@ -43,9 +43,20 @@ export interface ScoredMember {
   readonly score: number;
 }
 
+/** Redis 7.0's defaults for its compact (listpack) encoding: zset-max-listpack-entries/-value. */
+const COMPACT_MAX_ENTRIES = 128;
+const COMPACT_MAX_VALUE_BYTES = 64;
+const utf8 = new TextEncoder();
+
 export class SortedSet {
   private readonly tree = new BTree<Key, undefined>(undefined, compareKeys);
   private readonly scores = new Map<string, number>();
+  /**
+   * Whether Redis would still hold this set in its compact encoding. It matters for one visible
+   * detail: the compact form stores a score of -0 as 0, the skiplist keeps -0. Like Redis, a set
+   * never goes back to compact once converted.
+   */
+  private compact = true;
 
   get size(): number {
     return this.scores.size;
@@ -55,10 +66,15 @@ export class SortedSet {
     return this.scores.get(member);
   }
 
-  /** Adds or moves `member`; true when it was new. -0 is stored as 0, as Redis' compact encoding does. */
+  /** Adds or moves `member`; true when it was new. */
   set(member: string, score: number): boolean {
-    const normalized = score === 0 ? 0 : score;
     const current = this.scores.get(member);
+    if (current === undefined && this.compact) {
+      const tooLong =
+        member.length > COMPACT_MAX_VALUE_BYTES / 3 && utf8.encode(member).length > COMPACT_MAX_VALUE_BYTES;
+      if (this.scores.size + 1 > COMPACT_MAX_ENTRIES || tooLong) this.compact = false;
+    }
+    const normalized = this.compact && score === 0 ? 0 : score;
     if (current !== undefined) {
       if (current === normalized) return false;
       this.tree.delete({ score: current, member });
