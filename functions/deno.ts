@@ -1,0 +1,33 @@
+/**
+ * Deno / Deno Deploy entry: `Deno.serve` for the API and a top-level `Deno.cron` for the sweep
+ * (Deno Deploy registers crons found at the top level). Reads UPSTASH_REDIS_REST_URL,
+ * UPSTASH_REDIS_REST_TOKEN and API_TOKENS from the environment; without tokens it refuses to
+ * start. Locally: `deno task start` (PORT, default 8000).
+ */
+import { buildService } from '../lib/api/bootstrap.ts';
+import { readSettings } from '../lib/api/settings.ts';
+import { createUpstashClient } from '../lib/redis/upstash-client.ts';
+
+const env = Deno.env.toObject();
+const url = env.UPSTASH_REDIS_REST_URL;
+const token = env.UPSTASH_REDIS_REST_TOKEN;
+if (!url || !token) {
+  console.error('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set');
+  Deno.exit(1);
+}
+
+const service = await buildService({
+  redis: createUpstashClient({ url, token }),
+  settings: readSettings(env, 'production'),
+}).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  Deno.exit(1);
+});
+
+Deno.cron('queue sweep', '* * * * *', async () => {
+  const report = await service.queue.sweep({ timeBudgetMs: service.settings.sweepTimeBudgetMs });
+  console.log(JSON.stringify({ level: 'info', message: 'sweep', ...report }));
+});
+
+const port = Number(env.PORT ?? 8000);
+Deno.serve({ port, hostname: env.HOST ?? '0.0.0.0' }, service.app.fetch);
