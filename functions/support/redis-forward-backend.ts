@@ -104,16 +104,12 @@ export function createRedisForwardBackend(url: string): RedisForwardBackend {
       return isBlocking(name, args) ? callBlocking(name, args, options?.signal) : send(main, name, args);
     },
     async exec(commands) {
-      const transaction = main.multi();
-      for (const argv of commands) {
-        const name = (argv[0] ?? '').toUpperCase();
-        // Redis refuses these inside MULTI at queue time, which aborts the whole transaction.
-        if (refuse(name, argv.slice(1)) !== undefined) {
-          transaction.discard();
-          return new RedisError('EXECABORT Transaction discarded because of previous errors.');
-        }
-        transaction.call(name, ...argv.slice(1));
+      // Redis refuses these inside MULTI at queue time, which aborts the whole transaction.
+      if (commands.some((argv) => refuse((argv[0] ?? '').toUpperCase(), argv.slice(1)) !== undefined)) {
+        return new RedisError('EXECABORT Transaction discarded because of previous errors.');
       }
+      const transaction = main.multi();
+      for (const argv of commands) transaction.call((argv[0] ?? '').toUpperCase(), ...argv.slice(1));
       let results: [Error | null, unknown][] | null;
       try {
         results = await transaction.exec();
