@@ -11,8 +11,10 @@ import type { Backend } from './backend.ts';
  * const app = createRestFront({ backend: createEngineBackend(createEngine()), token: 'dev-token' });
  */
 export function createEngineBackend(engine: Engine): Backend {
+  // `async` so an engine bug thrown synchronously becomes a rejection (a 500 for that request);
+  // the body still starts at once, which keeps pipelined calls in order.
   return {
-    call: (argv) => engine.call(argv),
-    exec: (commands) => Promise.resolve(engine.exec(commands)),
+    call: async (argv) => engine.call(argv),
+    exec: async (commands) => engine.exec(commands),
   };
 }

@@ -355,6 +355,22 @@ describe('REST front on the in-memory engine', () => {
     });
   });
 
+  it('answers 500 when an engine command throws something other than a Redis error, and keeps serving', async () => {
+    const engine = createEngine();
+    const broken = {
+      ...engine,
+      call: () => {
+        throw new TypeError('handler bug');
+      },
+    };
+    const app = createRestFront({ backend: createEngineBackend(broken), token: TOKEN });
+    const res = await post(app, [['PING'], ['PING']], { path: '/pipeline' });
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ error: 'ERR backend failure: handler bug' });
+    const healthy = createRestFront({ backend: createEngineBackend(engine), token: TOKEN });
+    expect((await post(healthy, ['PING'])).json).toEqual({ result: 'PONG' });
+  });
+
   it('answers engine errors with the exact Redis text and status 400', async () => {
     const app = createRestFront({ backend: createEngineBackend(createEngine()), token: TOKEN });
     const res = await post(app, ['NOPE', 1, true]);
