@@ -95,13 +95,13 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.ENGINE_PORT ?? DEFAULT_ENGINE_PORT);
+  const port = Number(process.env.ENGINE_PORT || DEFAULT_ENGINE_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`ENGINE_PORT must be a port number, got ${process.env.ENGINE_PORT}`);
   }
   const server = await startEngineServer({
     port,
-    hostname: process.env.ENGINE_HOST ?? '127.0.0.1',
+    hostname: process.env.ENGINE_HOST || '127.0.0.1',
     token: process.env.ENGINE_TOKEN || DEFAULT_ENGINE_TOKEN,
     redisUrl: process.env.ENGINE_REDIS_URL || undefined,
   });
