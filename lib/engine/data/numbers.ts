@@ -72,17 +72,51 @@ export function formatDouble(value: number): string {
   if (value === Number.NEGATIVE_INFINITY) return '-inf';
   if (Number.isNaN(value)) return 'nan';
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa = '', exponentText = '0'] = value.toExponential(16).split('e');
-  const exponent = Number(exponentText);
+  const sign = value < 0 ? '-' : '';
+  const { digits, exponent } = significantDigits(Math.abs(value));
+  const trimmed = digits.replace(/0+$/, '');
   if (exponent < -4 || exponent >= 17) {
-    const digits = stripZeros(mantissa);
-    const sign = exponent < 0 ? '-' : '+';
-    return `${digits}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+    const fraction = trimmed.length > 1 ? `.${trimmed.slice(1)}` : '';
+    const expSign = exponent < 0 ? '-' : '+';
+    return `${sign}${trimmed[0]}${fraction}e${expSign}${String(Math.abs(exponent)).padStart(2, '0')}`;
   }
-  return stripZeros(value.toFixed(Math.max(0, 16 - exponent)));
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${trimmed}`;
+  const whole = trimmed.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+  const fraction = trimmed.slice(exponent + 1);
+  return `${sign}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
-/** %g drops trailing zeros of the fraction, and the point when nothing follows it. */
-function stripZeros(text: string): string {
-  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+/**
+ * The 17 significant digits of a positive finite double and the decimal exponent of the first,
+ * rounded like glibc's printf: to nearest, ties to even. JS's toExponential breaks ties upward,
+ * so values whose 18th digit is a 5 are redone from their exact decimal expansion.
+ */
+function significantDigits(value: number): { digits: string; exponent: number } {
+  const [mantissa = '', exponentText = '0'] = value.toExponential(16).split('e');
+  const fast = { digits: mantissa.replace('.', ''), exponent: Number(exponentText) };
+  const wider = value.toExponential(17).split('e')[0] ?? '';
+  if (!wider.endsWith('5')) return fast;
+  const exact = exactDecimal(value);
+  const exponent = exact.digits.length - 1 + exact.scale;
+  if (exact.digits.length <= 17) return { digits: exact.digits.padEnd(17, '0'), exponent };
+  let kept = BigInt(exact.digits.slice(0, 17));
+  const rest = exact.digits.slice(17);
+  const half = `5${'0'.repeat(rest.length - 1)}`;
+  if (rest > half || (rest === half && kept % 2n === 1n)) kept += 1n;
+  const digits = kept.toString();
+  return digits.length > 17 ? { digits: digits.slice(0, 17), exponent: exponent + 1 } : { digits, exponent };
+}
+
+/** The exact value of a positive finite double as `digits × 10^scale` (doubles are dyadic). */
+function exactDecimal(value: number): { digits: string; scale: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & 0xfffffffffffffn;
+  const significand = biased === 0 ? fraction : fraction | (1n << 52n);
+  const power = (biased === 0 ? 1 : biased) - 1075;
+  if (power >= 0) return { digits: (significand << BigInt(power)).toString(), scale: 0 };
+  // m / 2^k = m·5^k / 10^k
+  return { digits: (significand * 5n ** BigInt(-power)).toString(), scale: power };
 }

@@ -31,7 +31,15 @@ type Random = ReturnType<typeof createRandom>;
 /** A score argument in one of many spellings Redis accepts. */
 function randomScore(random: Random): string {
   const view = new DataView(new ArrayBuffer(8));
-  switch (random.int(7)) {
+  switch (random.int(8)) {
+    case 7: {
+      // Dyadic values with 18 significant digits: exact ties at the 17th, rounded half to even.
+      const whole =
+        String(1 + random.int(9)) +
+        String(random.int(10 ** 9)).padStart(9, '0') +
+        String(random.int(10 ** 4)).padStart(4, '0');
+      return `${whole}.${random.pick(['0625', '1875', '3125', '4375', '5625', '6875', '8125', '9375'])}`;
+    }
     case 0: {
       view.setUint32(0, random.int(2 ** 32));
       view.setUint32(4, random.int(2 ** 32));

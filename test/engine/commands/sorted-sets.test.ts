@@ -19,7 +19,7 @@ describeScripts('sorted-set commands', {
     [['ZSCORE', '$z', 'nope'], null],
     [['ZSCORE', '$missing', 'a'], null],
   ],
-  'scores are formatted like Redis 7.0: 17 significant digits, inf, exponents': [
+  'scores are formatted like Redis 7.0: 17 significant digits rounded half to even, inf, exponents': [
     [
       [
         'ZADD',
@@ -82,6 +82,28 @@ describeScripts('sorted-set commands', {
     [['ZSCORE', '$z', 'x'], '4.9406564584124654e-324'],
     [['ZSCORE', '$z', 'v'], '0.5'],
     [['ZSCORE', '$z', 'u'], '-100'],
+    [
+      [
+        'ZADD',
+        '$z',
+        '80185481010296.0625',
+        't1',
+        '0.125',
+        't2',
+        '2.5e-5',
+        't3',
+        '1e17',
+        't4',
+        '9.5e-5',
+        't5',
+      ],
+      5,
+    ],
+    [['ZSCORE', '$z', 't1'], '80185481010296.062'],
+    [['ZSCORE', '$z', 't2'], '0.125'],
+    [['ZSCORE', '$z', 't3'], '2.5000000000000001e-05'],
+    [['ZSCORE', '$z', 't4'], '1e+17'],
+    [['ZSCORE', '$z', 't5'], '9.5000000000000005e-05'],
     [['ZADD', '$z', '-infinity', 'e', '+INF', 'd'], 0],
     [['ZSCORE', '$z', 'e'], '-inf'],
   ],
