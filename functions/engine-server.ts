@@ -106,7 +106,9 @@ async function main(): Promise<void> {
     redisUrl: process.env.ENGINE_REDIS_URL || undefined,
   });
   const backing =
-    server.mode === 'engine' ? 'the in-memory engine' : `Redis at ${process.env.ENGINE_REDIS_URL}`;
+    server.mode === 'engine'
+      ? 'the in-memory engine'
+      : `Redis at ${redact(process.env.ENGINE_REDIS_URL ?? '')}`;
   console.log(`Upstash-compatible REST front for ${backing}`);
   console.log(`  UPSTASH_REDIS_REST_URL=${server.url}`);
   console.log(`  UPSTASH_REDIS_REST_TOKEN=${server.token}`);
@@ -118,6 +120,17 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The Redis URL without its password, fit for a banner. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable ENGINE_REDIS_URL)';
+  }
 }
 
 // Only when run as a program (`npm run engine`), never on import.
