@@ -9,7 +9,7 @@ onEveryBackend('lifecycle', (make) => {
     const { queue, clock } = make();
     await queue.createGroup('q', 'g', '0');
     const [delayedId, nowId] = await queue.produce('q', [
-      { body: 'later', delayMs: 10_000 },
+      { body: 'later', delayMs: 10_000, attributes: { trace: 't1' } },
       { body: 'now' },
     ]);
     expect(delayedId).toMatch(/^delayed-\d+$/);
@@ -20,6 +20,7 @@ onEveryBackend('lifecycle', (make) => {
     clock.advance(1);
     const [later] = await queue.consume('q', 'g', 'c', 10);
     expect(later?.body).toBe('later');
+    expect(later?.attributes).toEqual({ trace: 't1' });
     expect(later?.enqueuedAt).toBe(clock.now() - 10_000);
     expect((await queue.stats('q')).delayed).toBe(0);
   });
@@ -189,6 +190,28 @@ onEveryBackend('lifecycle', (make) => {
     expect(reports.slice(0, -1).every((r) => !r.complete)).toBe(true);
     expect(reports.reduce((sum, r) => sum + r.deadLettered, 0)).toBe(18);
     for (const name of ['qa', 'qb', 'qc']) expect((await queue.stats(name)).deadLetters).toBe(6);
+  });
+
+  it('sweeps with a cost that follows the stale messages, not the pending backlog', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1, maxInFlightPerConsumer: 5000 });
+    await queue.createGroup('q', 'g', '0');
+    for (let i = 0; i < 3; i++) {
+      await queue.produce(
+        'q',
+        Array.from({ length: 1000 }, (_, j) => ({ body: i * 1000 + j })),
+      );
+    }
+    await queue.consume('q', 'g', 'early', 10);
+    clock.advance(1000);
+    await queue.consume('q', 'g', 'late', 1000);
+    await queue.consume('q', 'g', 'late', 1000);
+    await queue.consume('q', 'g', 'late', 990);
+    clock.advance(VT - 1000);
+    // 10 expired leases + one 100-entry slice of the pending list + 2 consumers fit in 150 units.
+    const report = await queue.sweep({ budget: 150 });
+    expect(report).toMatchObject({ deadLettered: 10, complete: true });
+    expect((await queue.pendingSummary('q', 'g')).pending).toBe(2990);
   });
 
   it('reports stats in one call', async () => {
