@@ -50,8 +50,9 @@ async function ping(url: string, token: string): Promise<{ status: number; json:
   return { status: res.status, json: await res.json() };
 }
 
-// Concurrent: each case pays a tsx start-up of a few seconds.
-describe.concurrent('npm run engine', () => {
+// Concurrent: each case pays a tsx start-up of a few seconds (far more on a loaded machine, hence
+// the generous timeout).
+describe.concurrent('npm run engine', { timeout: 60_000 }, () => {
   it('listens on ENGINE_PORT with ENGINE_TOKEN, prints both and exits cleanly on SIGTERM', async () => {
     const { url, token, child } = await startCli({ ENGINE_PORT: '0', ENGINE_TOKEN: 'cli-secret' });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
