@@ -1,0 +1,33 @@
+/** Key naming: one module, one hash tag per queue, no collisions between queues or groups. */
+import { expect, it } from 'vitest';
+import { createKeySpace } from '../../lib/queue/keys.ts';
+
+function hashTag(key: string): string | undefined {
+  return /\{([^}]*)\}/.exec(key)?.[1];
+}
+
+it('gives every key of a queue the queue name as its hash tag', () => {
+  const k = createKeySpace('q').queue('orders');
+  const keys = [
+    k.stream,
+    k.dlq,
+    k.delayed,
+    k.delayedData,
+    k.config,
+    k.lease('g'),
+    k.groupMeta('g'),
+    k.dedup('x{y}'),
+  ];
+  expect(keys.map(hashTag)).toEqual(Array(keys.length).fill('orders'));
+  expect(new Set(keys).size).toBe(keys.length);
+  expect(k.stream).toBe('q:{orders}:stream');
+});
+
+it('keeps queues, groups and prefixes apart', () => {
+  const space = createKeySpace('q');
+  expect(space.queue('a').stream).not.toBe(space.queue('a.b').stream);
+  expect(space.queue('a').lease('g')).not.toBe(space.queue('a').lease('g2'));
+  expect(space.queue('a').lease('g')).not.toBe(space.queue('a').groupMeta('g'));
+  expect(createKeySpace('other').queue('a').stream).toBe('other:{a}:stream');
+  expect(hashTag(space.registry)).toBeUndefined();
+});
