@@ -105,7 +105,6 @@ function parseLexBound(text: string): LexBound {
 type RangeType = 'rank' | 'score' | 'lex';
 
 interface RangeVariant {
-  readonly name: string;
   /** Fixed by the command name (ZRANGEBYSCORE...); undefined lets ZRANGE's BYSCORE/BYLEX choose. */
   readonly type: RangeType | undefined;
   readonly reverse: boolean | undefined;
@@ -204,9 +203,8 @@ function* limited(
   }
 }
 
-function rangeCommand(name: string, arity: number, variant: Omit<RangeVariant, 'name'>): CommandSpec {
-  const spec: RangeVariant = { name, ...variant };
-  return { name, arity, write: false, handler: (ctx, argv) => zrange(ctx, argv, spec) };
+function rangeCommand(name: string, arity: number, variant: RangeVariant): CommandSpec {
+  return { name, arity, write: false, handler: (ctx, argv) => zrange(ctx, argv, variant) };
 }
 
 export const sortedSetsCommands: readonly CommandSpec[] = [
