@@ -214,6 +214,24 @@ onEveryBackend('lifecycle', (make) => {
     expect((await queue.pendingSummary('q', 'g')).pending).toBe(2990);
   });
 
+  it('stops when its time budget is spent and finishes on the next call', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1 });
+    await queue.createGroup('q', 'g', '0');
+    await queue.produce('q', [{ body: 1 }]);
+    await queue.consume('q', 'g', 'c', 1);
+    clock.advance(VT);
+    expect(await queue.sweep({ timeBudgetMs: 0 })).toEqual({
+      deadLettered: 0,
+      promoted: 0,
+      deletedReferences: 0,
+      consumersRemoved: 0,
+      trimmed: 0,
+      complete: false,
+    });
+    expect(await queue.sweep({ timeBudgetMs: 1000 })).toMatchObject({ deadLettered: 1, complete: true });
+  });
+
   it('reports stats in one call', async () => {
     const { queue, clock } = make();
     await queue.createGroup('q', 'g', '0');
