@@ -57,7 +57,7 @@ for (const backend of backends) {
 
     it('drives every stream command with exact strings through auto-pipelining and base64', async () => {
       const fetchSpy = vi.spyOn(globalThis, 'fetch');
-      const redis = exactClient();
+      const redis = exactClient({ enableAutoPipelining: true });
       const s = key('stream');
       const id1 = await redis.xadd(s, '*', { f: 'v1' });
       const id2 = await redis.xadd(s, '*', { f: 'v2' });
@@ -113,6 +113,14 @@ for (const backend of backends) {
         [id3, ['f', 'v3', 'n', 'ü 🌍']],
       ]);
       expect(await redis.xrange(s, `(${id1}`, '+', 1)).toEqual([[id2, ['f', 'v2']]]);
+      expect(await redis.xrevrange(s, '+', '-', 2)).toEqual([
+        [id3, ['f', 'v3', 'n', 'ü 🌍']],
+        [id2, ['f', 'v2']],
+      ]);
+      expect(await redis.xread(s, id2)).toEqual([[s, [[id3, ['f', 'v3', 'n', 'ü 🌍']]]]]);
+      expect(await redis.xread([s, key('absent')], ['0-0', '0-0'], { count: 1 })).toEqual([
+        [s, [[id1, ['f', 'v1']]]],
+      ]);
       expect(await redis.xdel(s, id2)).toBe(1);
       expect(await redis.xdel(s, [id2, '1-1'])).toBe(0);
       expect(await redis.xtrim(s, { strategy: 'MAXLEN', exactness: '=', threshold: 1 })).toBe(1);
