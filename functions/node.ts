@@ -1,12 +1,13 @@
 /**
  * `npm start`: the API on Node. Serves on PORT (default 8787); with UPSTASH_REDIS_REST_URL set it
  * talks to that Upstash database (or any Upstash-compatible front), otherwise to the in-process
- * local engine. Runs the sweep on an interval (SWEEP_INTERVAL_MS, default 10 s) and prints the
+ * local engine, kept in ENGINE_DATA_FILE (default .data/engine.log in the project folder; set it
+ * empty for a throwaway in-memory engine) so a restart keeps queues, groups, PEL and DLQ. Runs the sweep on an interval (SWEEP_INTERVAL_MS, default 10 s) and prints the
  * URL, a dev token and a curl example. Importing this module starts nothing; tests and the
  * benchmark call `startApiServer`.
  */
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
@@ -15,8 +16,10 @@ import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { createServerEngine } from './engine-server.ts';
+import { type DurableEngineHandle, openDurableEngine } from './support/durable-engine.ts';
 
 export const DEFAULT_PORT = 8787;
+export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../.data/engine.log', import.meta.url));
 
 export interface ApiServerOptions {
   /** 0 picks a free port. */
@@ -28,6 +31,8 @@ export interface ApiServerOptions {
   redis?: RedisClient;
   /** Serve this engine when no Upstash URL is set (tests pass one with a manual clock). */
   engine?: Engine;
+  /** Keep the local engine in this append-only file (ignored with `engine`, `redis` or Upstash). */
+  dataFile?: string;
   /** 0 turns the interval sweep off. */
   sweepIntervalMs?: number;
 }
@@ -36,18 +41,30 @@ export interface ApiServer {
   readonly url: string;
   readonly backing: 'engine' | 'upstash' | 'custom';
   readonly service: Service;
+  /** The local engine's data file and how many records it replayed at start, when one is used. */
+  readonly dataFile?: { path: string; replayed: number };
   close(): Promise<void>;
 }
 
-function chooseRedis(options: ApiServerOptions, env: Readonly<Record<string, string | undefined>>) {
-  if (options.redis !== undefined) return { redis: options.redis, backing: 'custom' as const };
+interface Backing {
+  redis: RedisClient;
+  backing: ApiServer['backing'];
+  durable?: DurableEngineHandle;
+}
+
+function chooseRedis(options: ApiServerOptions, env: Readonly<Record<string, string | undefined>>): Backing {
+  if (options.redis !== undefined) return { redis: options.redis, backing: 'custom' };
   const url = env.UPSTASH_REDIS_REST_URL;
   if (url) {
     const token = env.UPSTASH_REDIS_REST_TOKEN;
     if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
-    return { redis: createUpstashClient({ url, token }), backing: 'upstash' as const };
+    return { redis: createUpstashClient({ url, token }), backing: 'upstash' };
   }
-  return { redis: createEngineClient(options.engine ?? createServerEngine()), backing: 'engine' as const };
+  if (options.engine === undefined && options.dataFile) {
+    const durable = openDurableEngine({ path: options.dataFile });
+    return { redis: createEngineClient(durable.engine), backing: 'engine', durable };
+  }
+  return { redis: createEngineClient(options.engine ?? createServerEngine()), backing: 'engine' };
 }
 
 /**
@@ -61,8 +78,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const env = options.env ?? process.env;
   const fallbackMode = env.NODE_ENV === 'production' ? 'production' : 'development';
   const settings = readSettings(env, fallbackMode);
-  const { redis, backing } = chooseRedis(options, env);
-  const service = await buildService({ redis, settings });
+  const { redis, backing, durable } = chooseRedis(options, env);
+  let service: Service;
+  try {
+    service = await buildService({ redis, settings });
+  } catch (error) {
+    durable?.close();
+    throw error;
+  }
 
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolve, reject) => {
@@ -105,6 +128,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     url: `http://${host}:${address.port}`,
     backing,
     service,
+    ...(durable === undefined || options.dataFile === undefined
+      ? {}
+      : { dataFile: { path: options.dataFile, replayed: durable.replayed } }),
     async close() {
       clearInterval(timer);
       await new Promise<void>((resolve) => {
@@ -113,6 +139,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
       await sweeping;
+      durable?.close();
     },
   };
 }
@@ -122,7 +149,11 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   }
-  const server = await startApiServer({ port, hostname: process.env.HOST ?? '127.0.0.1' });
+  const server = await startApiServer({
+    port,
+    hostname: process.env.HOST ?? '127.0.0.1',
+    dataFile: process.env.ENGINE_DATA_FILE ?? DEFAULT_DATA_FILE,
+  });
   const { devToken, settings } = server.service;
   const backing =
     server.backing === 'upstash'
@@ -131,6 +162,11 @@ async function main(): Promise<void> {
   const token = devToken ?? '<one of your API_TOKENS>';
   console.log(`edge-stream-queue listening on ${server.url} (${settings.mode} mode, ${backing})`);
   console.log(`  docs:      ${server.url}/docs`);
+  if (server.dataFile !== undefined) {
+    console.log(`  data file: ${server.dataFile.path} (${server.dataFile.replayed} records replayed)`);
+  } else if (server.backing === 'engine') {
+    console.log('  data file: none (in-memory engine; ENGINE_DATA_FILE is empty)');
+  }
   if (devToken !== undefined)
     console.log(`  dev token: ${devToken}   (admin scope; set API_TOKENS to choose your own)`);
   console.log('  try:');
