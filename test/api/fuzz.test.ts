@@ -4,6 +4,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/api/app.ts';
+import { createTokenSet } from '../../lib/api/auth.ts';
+import { createManualClock } from '../../lib/engine/clock.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
+import { createQueueService } from '../../lib/queue/service.ts';
+import { createEngineClient } from '../../lib/redis/engine-client.ts';
 import { createHarness, type Harness, type Reply, tokens } from './support/harness.ts';
 
 const bodyRoutes: [string, string][] = [
@@ -84,6 +90,76 @@ const rawBody = fc.oneof(
   fc.string(),
   fc.constantFrom('{', '[]', 'null', '{"messages":[{"body":1}', '\u0000', '{"a":1}{"b":2}'),
 );
+
+/** Bodies that are valid or nearly so, per route, so calls reach the queue and the scripts. */
+const name = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9._-]{1,100}$/),
+  fc.constantFrom('c', 'w-1', 'a'.repeat(100)),
+);
+const u64 = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+  fc.constantFrom(0n, 1n, 2n ** 64n - 1n, 2n ** 64n, 10n ** 20n - 1n),
+);
+const streamId = fc.oneof(
+  fc.tuple(u64, u64).map(([ms, seq]) => `${ms}-${seq}`),
+  fc.constantFrom('0-0', '0-1', '1700000000000-0'),
+);
+const ids = fc.array(streamId, { minLength: 1, maxLength: 4 });
+const ms = fc.oneof(
+  fc.integer({ min: 0, max: 100_000 }),
+  fc.constantFrom(0, 1, 2 ** 31, 365 * 86_400_000, 2 ** 53 - 1),
+);
+const bodyFor: Record<string, fc.Arbitrary<unknown>> = {
+  'PUT /v1/queues/q': fc.record(
+    {
+      visibilityTimeoutMs: ms,
+      maxDeliveries: fc.integer({ min: 0, max: 1001 }),
+      dedupWindowMs: ms,
+      retentionMs: ms,
+      consumerIdleMs: ms,
+      maxInFlightPerConsumer: fc.integer({ min: 0, max: 100_001 }),
+    },
+    { requiredKeys: [] },
+  ),
+  'POST /v1/queues/q/messages': fc.record({
+    messages: fc.array(
+      fc.record(
+        {
+          body: fc.jsonValue(),
+          attributes: fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), {
+            maxKeys: 3,
+          }),
+          delayMs: ms,
+          dedupId: fc.string({ minLength: 1, maxLength: 20 }),
+        },
+        { requiredKeys: ['body'] },
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  }),
+  'PUT /v1/queues/q/groups/g2': fc.record({ start: fc.oneof(fc.constantFrom('0', '$'), streamId) }),
+  'POST /v1/queues/q/groups/g/consume': fc.record(
+    { consumer: name, count: fc.integer({ min: 1, max: 1000 }), waitMs: fc.integer({ min: 0, max: 300 }) },
+    { requiredKeys: ['consumer'] },
+  ),
+  'POST /v1/queues/q/groups/g/ack': fc.record({ ids }),
+  'POST /v1/queues/q/groups/g/nack': fc.record({ ids, delayMs: ms }, { requiredKeys: ['ids'] }),
+  'POST /v1/queues/q/groups/g/extend': fc.record({ consumer: name, ids }),
+  'POST /v1/queues/q/groups/g/reclaim': fc.record(
+    { consumer: name, minIdleMs: ms, count: fc.integer({ min: 1, max: 1000 }), cursor: streamId },
+    { requiredKeys: ['consumer', 'minIdleMs'] },
+  ),
+  'POST /v1/queues/q/dlq/redrive': fc.oneof(fc.constant({ all: true }), fc.record({ ids })),
+  'POST /v1/sweep': fc.record(
+    { budget: fc.integer({ min: 1, max: 1000 }), timeBudgetMs: fc.integer({ min: 1, max: 1000 }) },
+    { requiredKeys: [] },
+  ),
+};
+const validishCall = fc
+  .constantFrom(...bodyRoutes)
+  .chain(([method, path]) =>
+    bodyFor[`${method} ${path}`]!.map((body) => [method, path, JSON.stringify(body)] as const),
+  );
 
 describe('fuzzing', () => {
   it('answers any JSON-ish body without a 5xx, in the envelope, changing nothing when it rejects', async () => {
@@ -171,5 +247,51 @@ describe('fuzzing', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('answers any body without a 5xx on the real queue service and engine', async () => {
+    const clock = createManualClock();
+    const redis = createEngineClient(createEngine({ clock }));
+    const app = createApp({
+      queue: createQueueService({ redis, clock }),
+      tokens: await createTokenSet(`admin:${tokens.admin}`),
+      health: async () => true,
+      clock,
+      sleep: async (ms) => clock.advance(ms),
+    });
+    const send = async (method: string, path: string, body: string): Promise<Reply> => {
+      const res = await app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
+        body,
+      });
+      const text = await res.text();
+      return { status: res.status, json: JSON.parse(text), text, headers: res.headers };
+    };
+    const statuses = new Map<number, number>();
+    await send('POST', '/v1/queues/q/messages', JSON.stringify({ messages: [{ body: 'seed' }] }));
+    await send('PUT', '/v1/queues/q/groups/g', JSON.stringify({ start: '0' }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          { weight: 4, arbitrary: validishCall },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(fc.constantFrom(...bodyRoutes), rawBody)
+              .map(([[m, p], b]) => [m, p, b] as const),
+          },
+        ),
+        async ([method, path, body]) => {
+          const res = await send(method, path, body);
+          if (res.status >= 500) throw new Error(`${method} ${path} ${body} → ${res.status} ${res.text}`);
+          checkReply(res);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        },
+      ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+    // The generators must reach the queue, not only the validator.
+    expect((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0)).toBeGreaterThan(60);
   });
 });
