@@ -27,7 +27,7 @@ for _, name in ipairs({ 'assert', 'error', 'ipairs', 'next', 'pairs', 'pcall', '
   'rawset', 'select', 'setmetatable', 'getmetatable', 'tonumber', 'type', 'xpcall', 'collectgarbage', '_VERSION' }) do
   G[name] = _G[name]
 end
-G.print = function() end
+G.gcinfo = function() return math.floor(collectgarbage('count')) end
 G.tostring = function(v)
   if mathtype(v) == 'float' then return format('%.14g', v) end
   return raw_tostring(v)
