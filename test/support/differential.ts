@@ -26,15 +26,18 @@ export class WallClock {
 
 type Normalised = string | number | null | StatusReply | RedisError | WallClock | Normalised[];
 
-/** Renders a reply with its RESP type visible: `+OK`, `-ERR ...`, `:1`, `"bulk"`, `nil`, `[...]`. */
-export function renderReply(reply: Normalised): string {
+/**
+ * Renders a reply with its RESP type visible: `+OK`, `-ERR ...`, `:1`, `"bulk"`, `nil`, `[...]`.
+ * With `masked`, wall-clock values render as `<time>`, `<duration>`, `<seconds>` or `<id>`.
+ */
+export function renderReply(reply: Normalised, masked = false): string {
   if (reply === null) return 'nil';
   if (typeof reply === 'number') return `:${reply}`;
   if (typeof reply === 'string') return JSON.stringify(reply);
   if (reply instanceof StatusReply) return `+${reply.status}`;
   if (reply instanceof RedisError) return `-${reply.message}`;
-  if (reply instanceof WallClock) return `~${reply.kind}(${reply.value})`;
-  return `[${reply.map(renderReply).join(', ')}]`;
+  if (reply instanceof WallClock) return masked ? `<${reply.kind}>` : `~${reply.kind}(${reply.value})`;
+  return `[${reply.map((item) => renderReply(item, masked)).join(', ')}]`;
 }
 
 /** Renders a command as you would type it in redis-cli (arguments with spaces are quoted). */
@@ -118,6 +121,19 @@ function liftField(map: Normalised, field: string, kind: WallClock['kind']): Nor
   return mapField(map, field, (value) => (typeof value === 'number' ? new WallClock(kind, value) : value));
 }
 
+/** Like normaliseReply, but an EXEC reply is normalised element by element with each command's rules. */
+export function normaliseStep(
+  argv: readonly string[],
+  reply: Reply,
+  runStart: number,
+  transaction?: readonly (readonly string[])[],
+): Normalised {
+  if (transaction === undefined || !Array.isArray(reply) || reply.length !== transaction.length) {
+    return normaliseReply(argv, reply, runStart);
+  }
+  return reply.map((item, i) => normaliseReply(transaction[i] ?? [], item, runStart));
+}
+
 /** Where two normalised replies first differ, or undefined when they are the same. */
 export function findDifference(expected: Normalised, got: Normalised, path = '$'): string | undefined {
   if (expected instanceof WallClock || got instanceof WallClock) {
@@ -155,6 +171,8 @@ export function findDifference(expected: Normalised, got: Normalised, path = '$'
 export interface Mismatch {
   readonly step: number;
   readonly argv: readonly string[];
+  /** For a MULTI/EXEC step, the commands inside it (`argv` then only names them). */
+  readonly transaction: readonly (readonly string[])[] | undefined;
   readonly redis: Reply;
   readonly engine: Reply;
   readonly where: string;
@@ -176,6 +194,9 @@ export function connectServer(url: string): Promise<RespClient> {
 
 let sessionCounter = 0;
 
+/** An item of a pipelined batch: a command or a MULTI/EXEC transaction. */
+export type BatchItem = readonly string[] | { readonly multi: readonly (readonly string[])[] };
+
 /**
  * One comparison session: a fresh engine on a manual clock, the shared server connection, a
  * unique key prefix (the server is shared, so keys are never reused and are deleted at the end).
@@ -188,6 +209,8 @@ export interface DiffSession {
   readonly mismatches: Mismatch[];
   /** What `key` puts in front of every name. */
   readonly prefix: string;
+  /** When the session started: ids with a ms part near it are `*`-generated. */
+  readonly runStart: number;
   /** A key name unique to this session (the same name on the engine and the server). */
   key(name: string): string;
   /**
@@ -196,10 +219,11 @@ export interface DiffSession {
    */
   run(argv: readonly string[]): Promise<{ redis: Reply; engine: Reply }>;
   /**
-   * Runs commands pipelined on the server (one round trip, clock synced once at the start), then
-   * on the engine; stops at the first mismatch and returns it (later steps would only cascade).
+   * Runs commands (and MULTI/EXEC transactions) pipelined on the server (one round trip, clock
+   * synced once at the start), then on the engine; stops at the first mismatch and returns it with
+   * its index in `items` (later steps would only cascade).
    */
-  runBatch(commands: readonly (readonly string[])[]): Promise<Mismatch | undefined>;
+  runBatch(items: readonly BatchItem[]): Promise<{ index: number; mismatch: Mismatch } | undefined>;
   /**
    * Runs commands as one MULTI/EXEC on the server and as `engine.exec` on the engine, comparing
    * the EXEC replies (recorded as the step `EXEC <commands>`).
@@ -236,14 +260,19 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
     clock.set(Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000));
   }
 
-  function compare(argv: readonly string[], redis: Reply, engineReply: Reply): Mismatch | undefined {
+  function compare(
+    argv: readonly string[],
+    redis: Reply,
+    engineReply: Reply,
+    transaction?: readonly (readonly string[])[],
+  ): Mismatch | undefined {
     step += 1;
     const where = findDifference(
-      normaliseReply(argv, redis, runStart),
-      normaliseReply(argv, engineReply, runStart),
+      normaliseStep(argv, redis, runStart, transaction),
+      normaliseStep(argv, engineReply, runStart, transaction),
     );
     if (where === undefined) return undefined;
-    const mismatch = { step, argv, redis, engine: engineReply, where };
+    const mismatch: Mismatch = { step, argv, redis, engine: engineReply, where, transaction };
     mismatches.push(mismatch);
     return mismatch;
   }
@@ -254,6 +283,7 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
     server,
     mismatches,
     prefix,
+    runStart,
     key(name) {
       const key = `${prefix}${name}`;
       keys.add(key);
@@ -266,13 +296,31 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       compare(argv, redis ?? null, engineReply);
       return { redis: redis ?? null, engine: engineReply };
     },
-    async runBatch(commands) {
-      const [time, ...replies] = await server.pipeline([['TIME'], ...commands]);
-      syncClock(time ?? null);
-      for (let i = 0; i < commands.length; i++) {
-        const argv = commands[i] ?? [];
-        const mismatch = compare(argv, replies[i] ?? null, engine.callSync(argv));
-        if (mismatch !== undefined) return mismatch;
+    async runBatch(items) {
+      const wire: (readonly string[])[] = [['TIME']];
+      for (const item of items) {
+        if ('multi' in item) wire.push(['MULTI'], ...item.multi, ['EXEC']);
+        else wire.push(item);
+      }
+      const replies = await server.pipeline(wire);
+      syncClock(replies[0] ?? null);
+      let at = 1;
+      for (const [index, item] of items.entries()) {
+        let mismatch: Mismatch | undefined;
+        if ('multi' in item) {
+          // Only EXEC's reply is compared: the engine has no queue-time replies (+QUEUED) to match.
+          at += item.multi.length + 2;
+          mismatch = compare(
+            transactionArgv(item.multi),
+            replies[at - 1] ?? null,
+            engine.exec(item.multi),
+            item.multi,
+          );
+        } else {
+          mismatch = compare(item, replies[at] ?? null, engine.callSync(item));
+          at += 1;
+        }
+        if (mismatch !== undefined) return { index, mismatch };
       }
       return undefined;
     },
@@ -280,8 +328,7 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       const replies = await server.pipeline([['TIME'], ['MULTI'], ...commands, ['EXEC']]);
       syncClock(replies[0] ?? null);
       const engineReply = engine.exec(commands);
-      const argv = ['EXEC', ...commands.map((c) => `[${renderCommand(c)}]`)];
-      compare(argv, replies[replies.length - 1] ?? null, engineReply);
+      compare(transactionArgv(commands), replies[replies.length - 1] ?? null, engineReply, commands);
     },
     async runBlocked(blocking, wakers, other) {
       const [time, id] = await server.pipeline([['TIME'], ['CLIENT', 'ID']]);
@@ -300,6 +347,11 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       for (let i = 0; i < all.length; i += 500) await server.call(['DEL', ...all.slice(i, i + 500)]);
     },
   };
+}
+
+/** How a transaction is named in a mismatch: `EXEC [cmd 1] [cmd 2]`. */
+export function transactionArgv(commands: readonly (readonly string[])[]): string[] {
+  return ['EXEC', ...commands.map((c) => `[${renderCommand(c)}]`)];
 }
 
 /** Polls CLIENT LIST until client `id` is blocked (flag b): a few round trips, no sleeping. */
@@ -348,8 +400,9 @@ export type Scenario = (key: (name: string) => string) => readonly Step[];
 
 /**
  * A known remaining difference, excused by step: `command` and `redis` are written with the session
- * prefix removed from key names (`XLEN s`, `-NOGROUP No such key 's' ...`). Redis must still answer
- * exactly `redis` there; only the engine's reply is excused.
+ * prefix removed from key names (`XLEN s`, `-NOGROUP No such key 's' ...`) and wall-clock values
+ * masked (`<time>`, `<duration>`, `<id>`). Redis must still answer exactly `redis` there; only the
+ * engine's reply is excused.
  */
 export interface ExpectedDifference {
   readonly step: number;
@@ -391,7 +444,13 @@ export async function compareScenario(
       (e) =>
         e.step === mismatch.step &&
         e.command === strip(renderCommand(mismatch.argv)) &&
-        e.redis === strip(renderReply(mismatch.redis)),
+        e.redis ===
+          strip(
+            renderReply(
+              normaliseStep(mismatch.argv, mismatch.redis, session.runStart, mismatch.transaction),
+              true,
+            ),
+          ),
     );
     if (excuse === undefined) problems.push(strip(renderMismatch(mismatch)));
     else used.add(excuse);
