@@ -1,15 +1,18 @@
 /**
  * Benchmark section "api": requests/s and p50/p99 latency of produce, consume and ack against the
- * Node server (`npm start`'s `startApiServer`) on the in-process local engine, driven by
- * autocannon; and Redis round trips per API call, counted by a counting wrapper around the
- * server's Redis seam (each seam call is one EVALSHA/EVAL, i.e. one request at a REST front).
+ * Node server (`npm start`'s `startApiServer`), driven by autocannon, twice: on the in-process
+ * local engine (Redis calls counted at the Redis seam), and through the Upstash REST client to the
+ * engine's REST front (Redis round trips counted as HTTP requests arriving at the front).
  */
+import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServerEngine } from '../functions/engine-server.ts';
+import type { AddressInfo } from 'node:net';
+import { createServerEngine, startEngineServer } from '../functions/engine-server.ts';
 import { startApiServer } from '../functions/node.ts';
 import { systemClock } from '../lib/engine/clock.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
+import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -63,14 +66,67 @@ function counting(inner: RedisClient): RedisClient & { take(): number } {
   };
 }
 
+/** Whole-run rate: autocannon's per-second average is coarse for runs of a few seconds. */
+function perSecond(result: AutocannonResult): number {
+  return Math.round(result.requests.total / Math.max(result.duration, 0.001));
+}
+
 interface Row {
+  backing: string;
   name: string;
   result: AutocannonResult;
   roundTrips: number;
 }
 
-export async function run(): Promise<string> {
-  const redis = counting(createEngineClient(createServerEngine()));
+/** Round trips since the last call. */
+type Counter = () => number;
+
+/**
+ * A pass-through HTTP proxy in front of the engine's REST front that counts requests: each one
+ * is a Redis round trip as Upstash would bill and see it.
+ */
+async function startCountingProxy(
+  target: string,
+): Promise<{ url: string; take: Counter; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    const forward = httpRequest(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (reply) => {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    take: () => {
+      const n = requests;
+      requests = 0;
+      return n;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** produce → consume → ack through the Node server on `redis`, one autocannon run per call. */
+async function measureCalls(backing: string, redis: RedisClient, take: Counter): Promise<Row[]> {
   const server = await startApiServer({
     port: 0,
     env: { API_TOKENS: `admin:${TOKEN}` },
@@ -93,7 +149,7 @@ export async function run(): Promise<string> {
       name: string,
       request: Parameters<Autocannon>[0]['requests'][number],
     ): Promise<void> {
-      redis.take();
+      take();
       const result = await autocannon({
         url: server.url,
         connections: CONNECTIONS,
@@ -101,12 +157,12 @@ export async function run(): Promise<string> {
         headers,
         requests: [request],
       });
-      const calls = redis.take();
+      const calls = take();
       if (result.non2xx > 0 || result.errors > 0) {
-        throw new Error(`${name}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+        throw new Error(`${backing} ${name}: ${result.non2xx} non-2xx and ${result.errors} errors`);
       }
-      rows.push({ name, result, roundTrips: calls / result.requests.total });
-      console.log(`  ${name}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
+      rows.push({ backing, name, result, roundTrips: calls / result.requests.total });
+      console.log(`  ${backing}, ${name}: ${perSecond(result)} req/s, p99 ${result.latency.p99} ms`);
     }
 
     await measure('produce (1 message)', {
@@ -137,22 +193,39 @@ export async function run(): Promise<string> {
   } finally {
     await server.close();
   }
+  return rows;
+}
+
+export async function run(): Promise<string> {
+  const local = counting(createEngineClient(createServerEngine()));
+  const rows = await measureCalls('in-process engine', local, local.take);
+
+  const front = await startEngineServer({ port: 0, token: 'bench-engine' });
+  const proxy = await startCountingProxy(front.url);
+  try {
+    const rest = createUpstashClient({ url: proxy.url, token: front.token });
+    rows.push(...(await measureCalls('Upstash REST → engine REST front', rest, proxy.take)));
+  } finally {
+    await proxy.close();
+    await front.close();
+  }
 
   const table = rows.map(
-    ({ name, result, roundTrips }) =>
-      `| ${name} | ${result.requests.total} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${roundTrips.toFixed(2)} |`,
+    ({ backing, name, result, roundTrips }) =>
+      `| ${backing} | ${name} | ${result.requests.total} | ${perSecond(result)} | ${result.latency.p50} | ${result.latency.p99} | ${roundTrips.toFixed(2)} |`,
   );
   return [
     '## api',
     '',
-    `Command: \`npm run bench -- api\` (BENCH_API_REQUESTS=${REQUESTS}, BENCH_API_CONNECTIONS=${CONNECTIONS}). The Node server`,
-    'of `npm start` on the in-process local engine, on this machine, driven by autocannon over',
-    'HTTP/1.1 keep-alive; one message or id per request, so the figures are per-call overhead,',
-    "not batch throughput. Round trips are calls through the server's Redis seam (one EVALSHA each",
-    'in the steady state = one request at an Upstash REST front).',
+    `Command: \`npm run bench -- api\` (BENCH_API_REQUESTS=${REQUESTS} per row, BENCH_API_CONNECTIONS=${CONNECTIONS}).`,
+    'The Node server of `npm start`, driven by autocannon over HTTP/1.1 keep-alive on this machine;',
+    'one message or id per request, so the figures are per-call cost, not batch throughput. Rows',
+    '"in-process engine" count Redis calls at the seam; rows "Upstash REST → engine REST front" run',
+    'the real `@upstash/redis` client against `npm run engine` and count the HTTP requests that',
+    'arrive at the front (each one a Redis round trip, as Upstash would bill it).',
     '',
-    '| API call | requests | requests/s | p50 ms | p99 ms | Redis round trips per call |',
-    '|---|---|---|---|---|---|',
+    '| Redis | API call | requests | requests/s | p50 ms | p99 ms | Redis round trips per call |',
+    '|---|---|---|---|---|---|---|',
     ...table,
     '',
     `Measured at ${new Date(systemClock.now()).toISOString()}.`,
