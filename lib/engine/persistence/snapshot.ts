@@ -116,7 +116,7 @@ function streamRecords(
       seen.set(consumerName, seenTime);
       push(['XGROUP', 'CREATECONSUMER', key, name, consumerName], seenTime);
     }
-    for (const pendingReply of list(group.get('pel'))) {
+    for (const pendingReply of list(group.get('pending'))) {
       const [id, owner, deliveryTime, deliveryCount] = list(pendingReply).map(String);
       // XCLAIM refreshes the owner's seen-time, so it runs at the time the owner was last seen.
       push(
