@@ -1,0 +1,158 @@
+/**
+ * `npm start` as a real child process (tsx functions/node.ts). On the local engine: the banner
+ * with URL, dev token and a curl example; produce → consume → ack; the interval sweep
+ * dead-lettering a poison message; a restart that keeps the data file's queues. With
+ * UPSTASH_REDIS_REST_URL set: the same cycle through that REST endpoint (the engine's front).
+ * And the refusal to start in production without tokens.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
+import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
+import { expectDeadLettered, plantPoison, produceConsumeAck } from './support/scenario.ts';
+
+const tsx = join(projectRoot, 'node_modules/tsx/dist/cli.mjs');
+
+function npmStart(env: Record<string, string | undefined>): Child {
+  return startChild(process.execPath, [tsx, 'functions/node.ts'], {
+    API_TOKENS: undefined,
+    UPSTASH_REDIS_REST_URL: undefined,
+    UPSTASH_REDIS_REST_TOKEN: undefined,
+    ENGINE_DATA_FILE: undefined,
+    NODE_ENV: undefined,
+    ...env,
+  });
+}
+
+/** Polls the DLQ while the server's interval sweep runs (every 100 ms in these tests). */
+async function awaitDeadLetter(base: string, token: string, queue: string): Promise<string[]> {
+  let letters: { deadLetteredFrom: string }[] = [];
+  for (let i = 0; i < 50 && letters.length === 0; i++) {
+    letters = (await api(base, token, 'GET', `/v1/queues/${queue}/dlq`)).json.deadLetters;
+    if (letters.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return letters.map((d) => d.deadLetteredFrom);
+}
+
+describe('npm start on the local engine', () => {
+  let server: Child | undefined;
+  let base: string;
+  let token: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'npm-start-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = npmStart({
+      PORT: String(port),
+      SWEEP_INTERVAL_MS: '100',
+      ENGINE_DATA_FILE: join(dir, 'engine.log'),
+    });
+    await waitForReady(`${base}/healthz`, server, 60_000);
+    token = /dev token: (dev-[A-Za-z0-9_-]+)/.exec(server.output())?.[1] ?? '';
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.kill();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints the URL, the data file, a dev token and a curl example that uses both', () => {
+    const output = server!.output();
+    expect(output).toContain(`listening on ${base} (development mode, the in-process local engine)`);
+    expect(output).toContain(`data file: ${join(dir, 'engine.log')} (0 records replayed)`);
+    expect(token).toMatch(/^dev-/);
+    expect(output).toContain(
+      `curl -X POST ${base}/v1/queues/demo/messages -H 'Authorization: Bearer ${token}'`,
+    );
+  });
+
+  it('keeps queues and messages in the data file across a restart', async () => {
+    const dataFile = join(dir, 'restart.log');
+    const env = { API_TOKENS: 'admin:restart-token', SWEEP_INTERVAL_MS: '0', ENGINE_DATA_FILE: dataFile };
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const first = npmStart({ ...env, PORT: String(port) });
+    let ids: string[];
+    try {
+      await waitForReady(`${url}/healthz`, first, 60_000);
+      const produced = await api(url, 'restart-token', 'POST', '/v1/queues/kept/messages', {
+        messages: [{ body: 'survives' }],
+      });
+      ids = produced.json.ids;
+    } finally {
+      await first.kill();
+    }
+    const second = npmStart({ ...env, PORT: String(port) });
+    try {
+      await waitForReady(`${url}/healthz`, second, 60_000);
+      expect(second.output()).not.toContain('(0 records replayed)');
+      const browsed = await api(url, 'restart-token', 'GET', '/v1/queues/kept/messages');
+      expect(browsed.json.messages.map((m: { id: string; body: unknown }) => [m.id, m.body])).toEqual([
+        [ids[0], 'survives'],
+      ]);
+    } finally {
+      await second.kill();
+    }
+  }, 150_000);
+});
+
+describe('npm start with UPSTASH_REDIS_REST_URL', () => {
+  const token = 'node-upstash-token';
+  let engine: EngineServer;
+  let server: Child | undefined;
+  let base: string;
+
+  beforeAll(async () => {
+    engine = await startEngineServer({ port: 0, token: 'engine-token' });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = npmStart({
+      PORT: String(port),
+      SWEEP_INTERVAL_MS: '100',
+      API_TOKENS: `admin:${token}`,
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: engine.token,
+    });
+    await waitForReady(`${base}/healthz`, server, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.kill();
+    await engine?.close();
+  });
+
+  it('says it uses that endpoint and prints no dev token', () => {
+    expect(server!.output()).toContain(`(development mode, Upstash at ${engine.url})`);
+    expect(server!.output()).not.toContain('dev token:');
+  });
+
+  it('produces, consumes and acks through it', async () => {
+    await produceConsumeAck(base, token, 'node-rest-orders');
+  });
+
+  it('dead-letters a poison message with its interval sweep', async () => {
+    const id = await plantPoison(base, token, 'node-rest-poison');
+    expect(await awaitDeadLetter(base, token, 'node-rest-poison')).toEqual([id]);
+    await expectDeadLettered(base, token, 'node-rest-poison', id);
+  });
+});
+
+describe('npm start in production mode', () => {
+  it('refuses to start without API_TOKENS', async () => {
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      NODE_ENV: 'production',
+      ENGINE_DATA_FILE: '',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('refusing to start an open queue in production mode');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+});
