@@ -115,6 +115,15 @@ export const scriptingCommands: readonly CommandSpec[] = [
         },
       },
       {
+        // Scripts run to completion inside one synchronous step, so none is ever running when
+        // another command arrives.
+        name: 'kill',
+        arity: 1,
+        write: false,
+        noScript: true,
+        handler: () => fail('NOTBUSY No scripts in execution right now.'),
+      },
+      {
         name: 'flush',
         arity: -1,
         write: false,

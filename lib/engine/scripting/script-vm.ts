@@ -69,8 +69,16 @@ function getBindings(): Bindings {
 
   const call = (L: number, raise: boolean): number => {
     const run = active;
-    const reply =
-      run === undefined ? new RedisError('ERR no script is running') : callFromScript(stack, L, run);
+    let reply: Reply;
+    try {
+      reply = run === undefined ? new RedisError('ERR no script is running') : callFromScript(stack, L, run);
+    } catch (error) {
+      // A JS exception must not unwind through the VM's frames (it would skip Lua's own error
+      // handling and leave the state inconsistent): it becomes an error the script sees.
+      const text = error instanceof Error ? error.message : String(error);
+      reply =
+        error instanceof RedisError ? error : new RedisError(`ERR engine failure inside script: ${text}`);
+    }
     pushReply(stack, L, reply);
     // redis.call is a C function like in Redis, so `return redis.call(...)` keeps the script's
     // frame (a Lua wrapper would be tail-called away) and errors carry the script line. lua_error

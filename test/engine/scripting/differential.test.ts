@@ -200,5 +200,7 @@ describe.skipIf(!redisAvailable)('scripts answer and change data exactly like Re
         'ffffffffffffffffffffffffffffffffffffffff',
       ],
       ['SCRIPT', 'FLUSH', 'NOW'],
+      ['SCRIPT', 'KILL'],
+      ['SCRIPT', 'NOPE'],
     ]));
 });

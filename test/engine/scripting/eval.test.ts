@@ -179,6 +179,7 @@ describe('script cache and read-only variants', () => {
     expect(message(engine.callSync(['SCRIPT', 'LOAD']))).toBe(
       "ERR wrong number of arguments for 'script|load' command",
     );
+    expect(message(engine.callSync(['SCRIPT', 'KILL']))).toBe('NOTBUSY No scripts in execution right now.');
   });
 
   it('refuses write commands under EVAL_RO and EVALSHA_RO but runs reads', () => {
