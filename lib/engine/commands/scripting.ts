@@ -37,14 +37,21 @@ function isWrite(argv: readonly string[]): boolean | undefined {
 /** Compiles `source` into the cache (or finds it there) and returns its sha and entry. */
 function load(ctx: CommandContext, source: string): { sha: string; script: CachedScript } {
   const vm = vmOf(ctx);
+  // Hashing a long script on every EVAL costs more than running a short one: remember the sha
+  // of each script that compiled (so the memo never outgrows the cache).
+  const known = vm.shaBySource.get(source);
+  const hit = known === undefined ? undefined : vm.scripts.get(known);
+  if (known !== undefined && hit !== undefined) return { sha: known, script: hit };
   const sha = sha1Hex(source);
-  const cached = vm.scripts.get(sha);
-  if (cached !== undefined) return { sha, script: cached };
-  const { flags, body } = parseShebang(source);
-  const ref = vm.compile(body);
-  if (ref instanceof RedisError) throw ref;
-  const script = { ref, flags };
-  vm.scripts.set(sha, script);
+  let script = vm.scripts.get(sha);
+  if (script === undefined) {
+    const { flags, body } = parseShebang(source);
+    const ref = vm.compile(body);
+    if (ref instanceof RedisError) throw ref;
+    script = { ref, flags };
+    vm.scripts.set(sha, script);
+  }
+  vm.shaBySource.set(source, sha);
   return { sha, script };
 }
 

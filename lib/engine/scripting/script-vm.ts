@@ -167,6 +167,8 @@ export class ScriptVm {
   private readonly runRef: number;
   private readonly hook: number;
   readonly scripts = new Map<string, CachedScript>();
+  /** EVAL's source → sha memo (filled only by compiled scripts, cleared with them). */
+  readonly shaBySource = new Map<string, string>();
 
   constructor() {
     const { stack, functions, hook } = getBindings();
@@ -255,6 +257,7 @@ export class ScriptVm {
     for (const script of this.scripts.values())
       this.stack.raw._luaL_unref(this.L, REGISTRY_INDEX, script.ref);
     this.scripts.clear();
+    this.shaBySource.clear();
   }
 
   private pushStrings(values: readonly string[]): void {
