@@ -52,6 +52,7 @@ export const LuaType = {
   number: 3,
   string: 4,
   table: 5,
+  function: 6,
 } as const;
 
 /** LUA_REGISTRYINDEX for wasmoon's build (-LUAI_MAXSTACK - 1000). */

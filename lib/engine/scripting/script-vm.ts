@@ -179,9 +179,8 @@ export class ScriptVm {
     this.L = L;
     raw._luaL_openlibs(L);
     const [pointer, length] = stack.encode(PRELUDE);
-    const nameText = '=prelude';
     if (raw._luaL_loadbufferx(L, pointer, length, 0, 0) !== 0) {
-      throw new Error(`Lua prelude failed to load (${nameText}): ${stack.readString(L, -1)}`);
+      throw new Error(`Lua prelude failed to load: ${stack.readString(L, -1)}`);
     }
     for (const fn of functions) raw._lua_pushcclosure(L, fn, 0);
     raw._lua_pushlightuserdata(L, 0);
@@ -199,12 +198,9 @@ export class ScriptVm {
     const L = this.L;
     raw._lua_rawgeti(L, REGISTRY_INDEX, BigInt(this.compileRef));
     this.stack.pushString(L, body);
-    if (raw._lua_pcallk(L, 1, 2, 0, 0, 0) !== 0) {
-      const message = this.stack.readString(L, -1);
-      raw._lua_settop(L, 0);
-      return new RedisError(`ERR Error compiling script (new function): ${message}`);
-    }
-    if (raw._lua_type(L, -2) !== 6 /* function */) {
+    // `load` returns the function, or nil and the message; a failed call leaves the message alone.
+    const failed = raw._lua_pcallk(L, 1, 2, 0, 0, 0) !== 0;
+    if (failed || raw._lua_type(L, -2) !== LuaType.function) {
       const message = this.stack.readString(L, -1);
       raw._lua_settop(L, 0);
       return new RedisError(`ERR Error compiling script (new function): ${message}`.replace(/[\r\n]/g, ' '));
