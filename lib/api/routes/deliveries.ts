@@ -87,7 +87,7 @@ const pending = createRoute({
   ...common,
   method: 'get',
   path: `${base}/pending`,
-  summary: 'Without a range the summary; with start/end/count the entries (scope: consume)',
+  summary: 'The summary; with any of start, end, count, consumer, minIdleMs the entries (scope: consume)',
   request: { params: GroupParams, query: PendingQuery },
   responses: {
     200: {

@@ -57,6 +57,7 @@ export function registerMessageRoutes(app: ApiApp, { queue, limits }: RouteDeps)
   app.openapi(produce, async (c) => {
     const { queue: name } = c.req.valid('param');
     const { messages } = c.req.valid('json');
+    // Parsed JSON has no explicit undefined, so zod's `?: T | undefined` fits `?: T` here.
     const inputs = messages as MessageInput[];
     checkSizes(inputs, limits.maxMessageBytes);
     return c.json({ ids: await queue.produce(name, inputs) }, 201);
