@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { RedisError } from '../../../lib/engine/reply.ts';
-import { compareScenario, connectServer, type Scenario } from '../../support/differential.ts';
+import { compareScenario, connectServer, createRandom, type Scenario } from '../../support/differential.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 import type { RespClient } from '../../support/resp-client.ts';
 
@@ -27,6 +27,33 @@ const streamGroupsReady = ['XGROUP', 'XREADGROUP', 'XACK', 'XPENDING', 'XINFO'].
   const reply = createEngine().callSync([name]);
   return !(reply instanceof RedisError && reply.message.startsWith('ERR unknown command'));
 });
+
+/** A random Lua value literal: numbers (integers and floats), strings, booleans, nil, nested tables. */
+function luaLiteral(random: ReturnType<typeof createRandom>, depth = 0): string {
+  const kind = random.int(depth > 2 ? 5 : 8);
+  switch (kind) {
+    case 0:
+      return String(random.int(2_000_001) - 1_000_000);
+    case 1:
+      return String((random.int(2_000_001) - 1_000_000) / random.pick([2, 3, 4, 7, 1000, 1e6]));
+    case 2:
+      return `'${Array.from({ length: random.int(6) }, () => random.pick([...'abcXYZ019 _-/'])).join('')}'`;
+    case 3:
+      return random.pick(['true', 'false', 'nil']);
+    case 4:
+      return random.pick(['1e14', '-0.0', '0.1', '123456.789', '2^40', '-2^31', '1/3']);
+    case 5:
+      return `{${Array.from({ length: random.int(5) }, () => luaLiteral(random, depth + 1)).join(', ')}}`;
+    case 6:
+      return random.pick([
+        `{ok='S${random.int(9)}'}`,
+        `{err='E${random.int(9)} x'}`,
+        `{double=${luaLiteral(random, 3)}}`,
+      ]);
+    default:
+      return `{${luaLiteral(random, depth + 1)}, nil, ${luaLiteral(random, depth + 1)}}`;
+  }
+}
 
 describe.skipIf(!redisAvailable)('scripts answer and change data exactly like Redis 7.0', () => {
   let server: RespClient;
@@ -56,6 +83,23 @@ describe.skipIf(!redisAvailable)('scripts answer and change data exactly like Re
       EVAL('return 1e15', []),
       EVAL("return 'a', 'b'", []),
     ]));
+
+  it('converts random nested Lua values, and random numbers passed to redis.call, like Redis', () =>
+    same(() => {
+      const random = createRandom(20260701);
+      const steps: string[][] = [];
+      for (let i = 0; i < 60; i++) steps.push(EVAL(`return ${luaLiteral(random)}`, []));
+      for (let i = 0; i < 30; i++) {
+        const number = random.pick([
+          String(random.int(2_000_001) - 1_000_000),
+          `${random.int(100_000)} / ${random.pick([3, 7, 9, 1000, 1e7])}`,
+          `${random.int(1000)} * 10^${random.int(25)}`,
+          `-${random.int(1000)} / 10^${random.int(12)}`,
+        ]);
+        steps.push(EVAL(`return redis.call('echo', ${number})`, []));
+      }
+      return steps;
+    }));
 
   it('converts every reply type handed to Lua the way Redis does', () =>
     same((k) => [
