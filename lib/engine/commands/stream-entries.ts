@@ -1,7 +1,7 @@
 /** Stream entry commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM. */
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { Stream, type TrimRule } from '../data/stream.ts';
-import { type IdKey, MAX_KEY, MIN_KEY, type ParsedId } from '../data/stream-id.ts';
+import { type IdKey, MAX_KEY, MIN_KEY, type ParsedId, strtoullCount } from '../data/stream-id.ts';
 import { Errors, fail, type Reply } from '../reply.ts';
 import {
   entryReply,
@@ -13,6 +13,8 @@ import {
   strictIdArg,
   xaddIdArg,
 } from './stream-args.ts';
+
+const NOT_GREATER = 'ERR The ID specified in XADD is equal or smaller than the target stream top item';
 
 /** XADD's `~` trimming examines at most this many entries unless LIMIT says otherwise. */
 const DEFAULT_APPROX_LIMIT = 10_000;
@@ -106,13 +108,21 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
   if (stream.lastKey === MAX_KEY) {
     fail('ERR The stream has exhausted the last possible ID, unable to add more items');
   }
+  const errno = ctx.services.state('streams.errno', () => ({ edomAt: -1 }));
   let id: IdKey | undefined;
   if (args.id === undefined) id = stream.nextAutoKey(ctx.now);
   else if (args.id.seqGiven) id = args.id.key;
-  // 7.0.15 answers `ms-*` past the last sequence with this (a stale errno), not the EDOM text.
-  else id = stream.seqStarKey(args.id.key) ?? fail('ERR Elements are too large to be stored');
+  else {
+    // Redis 7.0 fails `ms-*` past the last sequence without setting errno, then words the error
+    // from whatever errno holds: EDOM if the last thing to set it was an XADD refusing an id,
+    // otherwise (strtoull zeroes it when an id takes that path) "Elements are too large".
+    id =
+      stream.seqStarKey(args.id.key) ??
+      fail(errno.edomAt === strtoullCount() ? NOT_GREATER : 'ERR Elements are too large to be stored');
+  }
   if (id === undefined || id <= stream.lastKey) {
-    fail('ERR The ID specified in XADD is equal or smaller than the target stream top item');
+    errno.edomAt = strtoullCount();
+    fail(NOT_GREATER);
   }
   const entry = stream.append(id, argv.slice(fieldsStart));
   if (args.trim !== undefined) stream.trim(args.trim);

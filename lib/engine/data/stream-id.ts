@@ -71,6 +71,28 @@ export function decrKey(key: IdKey): IdKey | undefined {
 }
 
 const PLAIN = /^[0-9]{1,19}$/;
+const INT64_MAX_TEXT = '9223372036854775807';
+
+let strtoullRuns = 0;
+
+/**
+ * How many id halves so far went through strtoull, which zeroes errno in Redis. XADD reads a stale
+ * errno in one error path (see stream-entries.ts); this lets it tell whether anything reset errno
+ * since its last EDOM failure.
+ */
+export function strtoullCount(): number {
+  return strtoullRuns;
+}
+
+/** Plain digits that string2ll refuses (leading zero, or past INT64_MAX) go on to strtoull. */
+function countPlainFallback(digits: string): void {
+  if (
+    (digits.length > 1 && digits.charCodeAt(0) === 48) ||
+    (digits.length === 19 && digits > INT64_MAX_TEXT)
+  ) {
+    strtoullRuns++;
+  }
+}
 const CANONICAL_NEGATIVE = /^-[1-9][0-9]*$/;
 const STRTOULL = /^[ \t\n\v\f\r]*([+-]?)([0-9]+)$/;
 
@@ -80,10 +102,14 @@ const STRTOULL = /^[ \t\n\v\f\r]*([+-]?)([0-9]+)$/;
  * on overflow. Returns the value padded to 20 digits, or undefined.
  */
 export function parseU64(text: string): string | undefined {
-  if (PLAIN.test(text)) return pad(text);
+  if (PLAIN.test(text)) {
+    countPlainFallback(text);
+    return pad(text);
+  }
   if (CANONICAL_NEGATIVE.test(text) && text.length <= 20 && BigInt(text.slice(1)) <= INT64_MIN_MAGNITUDE) {
     return undefined;
   }
+  strtoullRuns++;
   const match = STRTOULL.exec(text);
   if (match === null) return undefined;
   const magnitude = BigInt(match[2] ?? '');
@@ -112,7 +138,13 @@ const FAST_ID = /^([0-9]{1,19})-([0-9]{1,19})$/;
 /** Parses a stream id argument; undefined when Redis would answer "Invalid stream ID". */
 export function parseId(arg: string, options: IdParseOptions): ParsedId | undefined {
   const fast = FAST_ID.exec(arg);
-  if (fast !== null) return { key: pad(fast[1] ?? '') + pad(fast[2] ?? ''), seqGiven: true };
+  if (fast !== null) {
+    const ms = fast[1]!;
+    const seq = fast[2]!;
+    countPlainFallback(ms);
+    countPlainFallback(seq);
+    return { key: pad(ms) + pad(seq), seqGiven: true };
+  }
   if (arg.length > 127 && utf8Length(arg) > 127) return undefined;
   // Redis copies the argument into a C string: everything from a NUL byte on is invisible.
   const nul = arg.indexOf('\0');

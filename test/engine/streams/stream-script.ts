@@ -32,6 +32,9 @@ export const MAX_ID = `${MAX}-${MAX}`;
 function withPrefix(value: Expected, prefix: string): Expected {
   if (typeof value === 'string') return value.replaceAll('@', prefix);
   if (Array.isArray(value)) return value.map((item) => withPrefix(item, prefix));
+  if (value !== null && typeof value === 'object' && 'error' in value) {
+    return error(value.error.replaceAll('@', prefix));
+  }
   return value;
 }
 
@@ -62,6 +65,57 @@ export function runSteps(engine: Engine, steps: readonly Step[]): void {
 /** Runs a command and returns its reply in test form. */
 export function call(engine: Engine, ...argv: string[]): Expected {
   return normalize(engine.callSync(argv));
+}
+
+/** The seven fields both forms of XINFO STREAM start with. */
+export interface StreamHead {
+  readonly length: number;
+  readonly keys: number;
+  readonly nodes: number;
+  readonly last: string;
+  readonly maxDeleted?: string;
+  readonly added: number;
+  readonly first: string;
+}
+
+function headFields(head: StreamHead): Expected[] {
+  return [
+    'length',
+    head.length,
+    'radix-tree-keys',
+    head.keys,
+    'radix-tree-nodes',
+    head.nodes,
+    'last-generated-id',
+    head.last,
+    'max-deleted-entry-id',
+    head.maxDeleted ?? '0-0',
+    'entries-added',
+    head.added,
+    'recorded-first-entry-id',
+    head.first,
+  ];
+}
+
+/** An XINFO STREAM reply. */
+export function streamSummary(
+  head: StreamHead,
+  rest: { groups?: number; firstEntry: Expected; lastEntry: Expected },
+): Expected {
+  return [
+    ...headFields(head),
+    'groups',
+    rest.groups ?? 0,
+    'first-entry',
+    rest.firstEntry,
+    'last-entry',
+    rest.lastEntry,
+  ];
+}
+
+/** An XINFO STREAM FULL reply. */
+export function streamFull(head: StreamHead, entries: Expected[], groups: Expected[] = []): Expected {
+  return [...headFields(head), 'entries', entries, 'groups', groups];
 }
 
 /** `count` entries `1-0` … `count-0` with field `f` and value `v<i>`. */

@@ -94,9 +94,6 @@ describeScripts('XADD', {
       ['XADD', '@s', '5-*', 'f', 'v'],
       error('ERR The stream has exhausted the last possible ID, unable to add more items'),
     ],
-    [['XADD', '@t', `5-${MAX}`, 'f', 'v'], `5-${MAX}`],
-    [['XADD', '@t', '5-*', 'f', 'v'], error('ERR Elements are too large to be stored')],
-    [['XADD', '@t', '6-*', 'f', 'v'], '6-0'],
     [['XADD', '@u', `${MAX}-5`, 'f', 'v'], `${MAX}-5`],
     [['XADD', '@u', `${MAX}-*`, 'f', 'v'], `${MAX}-6`],
   ],
@@ -210,7 +207,27 @@ describe('XADD with the clock', () => {
     ]);
   });
 
-  it('wakes nothing and logs the write with the time it used', () => {
+  // On the server these answers depend on errno as earlier commands of any client (and accepting
+  // a connection) left it, so they are checked here only. The sequence gives these answers on a
+  // quiet 7.0.15 server over one connection.
+  it('words the ms-* sequence overflow from the last errno, as 7.0.15 does', () => {
+    const { engine } = freshEngine();
+    runSteps(engine, [
+      // Parsing the maximum goes through strtoull, which zeroes errno.
+      [['XADD', 't', `5-${MAX}`, 'f', 'v'], `5-${MAX}`],
+      [['XADD', 't', '5-*', 'f', 'v'], error('ERR Elements are too large to be stored')],
+      // A refused id leaves EDOM behind, and the overflow then reads as that refusal.
+      [['XADD', 't', '4-0', 'f', 'v'], NOT_GREATER],
+      [['XADD', 't', '5-*', 'f', 'v'], NOT_GREATER],
+      [['XADD', 't', '5-*', 'f', 'v'], NOT_GREATER],
+      // Any id that takes the strtoull path resets it.
+      [['XDEL', 't', ' 9'], 0],
+      [['XADD', 't', '5-*', 'f', 'v'], error('ERR Elements are too large to be stored')],
+      [['XADD', 't', '6-*', 'f', 'v'], '6-0'],
+    ]);
+  });
+
+  it('logs the write with the argv it ran', () => {
     const { engine } = freshEngine();
     const written: string[][] = [];
     engine.setWriteListener((record) => written.push([...record.argv]));
