@@ -1,8 +1,9 @@
 /**
  * `npm run engine`: the local engine behind its Upstash-compatible REST front, over Node's HTTP
  * server. Reads ENGINE_PORT (default 8079), ENGINE_HOST (default 127.0.0.1), ENGINE_TOKEN
- * (default dev-token) and ENGINE_REDIS_URL (forward to a real Redis instead of the in-memory
- * engine). Importing this module starts nothing; tests call `startEngineServer`.
+ * (default dev-token), ENGINE_DATA_FILE (keep the engine's data in that file; unset = memory
+ * only) and ENGINE_REDIS_URL (forward to a real Redis instead of the in-memory engine).
+ * Importing this module starts nothing; tests call `startEngineServer`.
  */
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,7 @@ import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import { createRestFront } from '../lib/rest-front/app.ts';
 import type { Backend } from '../lib/rest-front/backend.ts';
 import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
+import { openDurableEngine } from './support/durable-engine.ts';
 import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
 
 export interface EngineServerOptions {
@@ -22,6 +24,11 @@ export interface EngineServerOptions {
   readonly redisUrl?: string | undefined;
   /** Serve this engine (tests pass one with a manual clock); ignored with `redisUrl`. */
   readonly engine?: Engine;
+  /**
+   * Keep the engine's data in this append-only file, replayed at start and closed with the
+   * server; ignored with `redisUrl` or `engine`.
+   */
+  readonly dataFile?: string | undefined;
 }
 
 export interface EngineServer {
@@ -30,6 +37,8 @@ export interface EngineServer {
   readonly token: string;
   /** 'engine' or 'redis', for the banner. */
   readonly mode: 'engine' | 'redis';
+  /** With `dataFile`: how many records were replayed from it at start. */
+  readonly replayed?: number;
   close(): Promise<void>;
 }
 
@@ -57,31 +66,44 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
   const hostname = options.hostname ?? '127.0.0.1';
   let backend: Backend;
   let closeBackend: () => Promise<void>;
+  let replayed: number | undefined;
   if (options.redisUrl !== undefined) {
     const forward = createRedisForwardBackend(options.redisUrl);
     backend = forward;
     closeBackend = () => forward.close();
+  } else if (options.engine === undefined && options.dataFile !== undefined) {
+    const durable = openDurableEngine({ path: options.dataFile });
+    replayed = durable.replayed;
+    backend = createEngineBackend(durable.engine);
+    closeBackend = async () => durable.close();
   } else {
     backend = createEngineBackend(options.engine ?? createServerEngine());
     closeBackend = () => Promise.resolve();
   }
   const app = createRestFront({ backend, token });
 
-  const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
-    (resolve, reject) => {
+  let listening: { server: ReturnType<typeof serve>; address: AddressInfo };
+  try {
+    listening = await new Promise((resolve, reject) => {
       const server = serve(
         { fetch: app.fetch, port: options.port ?? DEFAULT_ENGINE_PORT, hostname },
         (address) => resolve({ server, address }),
       );
       server.once('error', reject);
-    },
-  );
+    });
+  } catch (error) {
+    // A taken port must not leave the data file or Redis connections open.
+    await closeBackend();
+    throw error;
+  }
+  const { server, address } = listening;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
     url: `http://${host}:${address.port}`,
     token,
     mode: options.redisUrl === undefined ? 'engine' : 'redis',
+    ...(replayed === undefined ? {} : { replayed }),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -104,11 +126,16 @@ async function main(): Promise<void> {
     hostname: process.env.ENGINE_HOST || '127.0.0.1',
     token: process.env.ENGINE_TOKEN || DEFAULT_ENGINE_TOKEN,
     redisUrl: process.env.ENGINE_REDIS_URL || undefined,
+    // Opt-in only: `npm start` keeps its own default file, and two processes must never append
+    // to the same one.
+    dataFile: process.env.ENGINE_DATA_FILE || undefined,
   });
   const backing =
-    server.mode === 'engine'
-      ? 'the in-memory engine'
-      : `Redis at ${redact(process.env.ENGINE_REDIS_URL ?? '')}`;
+    server.mode === 'redis'
+      ? `Redis at ${redact(process.env.ENGINE_REDIS_URL ?? '')}`
+      : server.replayed === undefined
+        ? 'the in-memory engine'
+        : `the local engine, kept in ${process.env.ENGINE_DATA_FILE} (${server.replayed} records replayed)`;
   console.log(`Upstash-compatible REST front for ${backing}`);
   console.log(`  UPSTASH_REDIS_REST_URL=${server.url}`);
   console.log(`  UPSTASH_REDIS_REST_TOKEN=${server.token}`);
