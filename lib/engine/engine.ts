@@ -30,8 +30,12 @@ export interface EngineOptions {
 export interface Engine {
   readonly clock: Clock;
   readonly db: Keyspace;
-  /** Runs one command like a client connection; resolves with the reply (errors are values). */
-  call(argv: readonly string[]): Promise<Reply>;
+  /**
+   * Runs one command like a client connection; resolves with the reply (errors are values).
+   * Aborting `signal` while the call is blocked withdraws it, as when a Redis client disconnects
+   * while blocked: it resolves with a nil reply and nothing is delivered to it.
+   */
+  call(argv: readonly string[], options?: { signal?: AbortSignal }): Promise<Reply>;
   /** Runs one command without ever blocking (BLOCK answers as inside MULTI). */
   callSync(argv: readonly string[]): Reply;
   /**
@@ -165,7 +169,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   return {
     clock,
     db,
-    call(argv) {
+    call(argv, callOptions) {
       const result = run(argv, { inScript: false, inMulti: false, now: clock.now() });
       if (!isBlockRequest(result)) {
         wakeWaiters();
@@ -178,6 +182,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (result.timeoutMs > 0) {
           waiter.timer = setTimeout(() => finish(waiter, result.onTimeout()), result.timeoutMs);
         }
+        const signal = callOptions?.signal;
+        if (signal === undefined) return;
+        const withdraw = () => {
+          if (waiters.has(waiter)) finish(waiter, null);
+        };
+        if (signal.aborted) withdraw();
+        else signal.addEventListener('abort', withdraw, { once: true });
       });
     },
     callSync,

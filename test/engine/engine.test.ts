@@ -38,3 +38,21 @@ describe('engine dispatch', () => {
     expect(engine.callSync(['TIME'])).toEqual(['1700000000', '123000']);
   });
 });
+
+describe('blocked calls', () => {
+  it('withdraws a blocked read when its signal aborts, so a later XADD delivers nothing to it', async () => {
+    const engine = createEngine();
+    engine.callSync(['XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM']);
+    const controller = new AbortController();
+    const blocked = engine.call(['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>'], {
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(await blocked).toBeNull();
+    engine.callSync(['XADD', 's', '1-1', 'f', 'v']);
+    expect(engine.callSync(['XPENDING', 's', 'g'])).toEqual([0, null, null, null]);
+    expect(engine.callSync(['XREADGROUP', 'GROUP', 'g', 'c2', 'STREAMS', 's', '>'])).toEqual([
+      ['s', [['1-1', ['f', 'v']]]],
+    ]);
+  });
+});
