@@ -6,7 +6,7 @@ import type { CommandContext } from '../command.ts';
 import { parseInt64 } from '../data/numbers.ts';
 import type { Stream, StreamEntry } from '../data/stream.ts';
 import type { ConsumerGroup } from '../data/stream-group.ts';
-import { decrKey, type IdKey, incrKey, type ParsedId, parseId } from '../data/stream-id.ts';
+import { decrKey, type IdKey, incrKey, type ParsedId, parseId, parseStrictKey } from '../data/stream-id.ts';
 import { Errors, fail, type Reply } from '../reply.ts';
 
 export const StreamErrors = {
@@ -20,7 +20,7 @@ export const StreamErrors = {
 
 /** A strict id (no `-`/`+`): XADD, XDEL, XACK, XCLAIM, XREAD ids, XGROUP CREATE, MINID. */
 export function strictIdArg(text: string): IdKey {
-  return parseId(text, { strict: true })?.key ?? fail(StreamErrors.invalidId);
+  return parseStrictKey(text) ?? fail(StreamErrors.invalidId);
 }
 
 /** XADD's id: strict, and `ms-*` is allowed (then `seqGiven` is false). */

@@ -89,6 +89,11 @@ function parseAddOrTrim(argv: readonly string[], xadd: boolean): AddTrimArgs {
   return { trim, noMkStream, idIndex: i, id };
 }
 
+/** What this engine's errno would hold, as far as the stream commands can tell (see xadd). */
+function errnoOf(ctx: CommandContext): { edomAt: number } {
+  return ctx.services.state('streams.errno', () => ({ edomAt: -1 }));
+}
+
 function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
   const key = argv[1]!;
   const args = parseAddOrTrim(argv, true);
@@ -108,7 +113,6 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
   if (stream.lastKey === MAX_KEY) {
     fail('ERR The stream has exhausted the last possible ID, unable to add more items');
   }
-  const errno = ctx.services.state('streams.errno', () => ({ edomAt: -1 }));
   let id: IdKey | undefined;
   if (args.id === undefined) id = stream.nextAutoKey(ctx.now);
   else if (args.id.seqGiven) id = args.id.key;
@@ -118,10 +122,10 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     // otherwise (strtoull zeroes it when an id takes that path) "Elements are too large".
     id =
       stream.seqStarKey(args.id.key) ??
-      fail(errno.edomAt === strtoullCount() ? NOT_GREATER : 'ERR Elements are too large to be stored');
+      fail(errnoOf(ctx).edomAt === strtoullCount() ? NOT_GREATER : 'ERR Elements are too large to be stored');
   }
   if (id === undefined || id <= stream.lastKey) {
-    errno.edomAt = strtoullCount();
+    errnoOf(ctx).edomAt = strtoullCount();
     fail(NOT_GREATER);
   }
   const entry = stream.append(id, argv.slice(fieldsStart));

@@ -246,7 +246,7 @@ function xclaim(ctx: CommandContext, argv: readonly string[]): Reply {
     { minIdle, deliveryTime, retryCount, force, justId },
     now,
   );
-  return claimed.map((pending) => (justId ? pending.id : entryReply(stream.get(pending.key)!)));
+  return claimed.map(({ pending, entry }) => (justId ? pending.id : entryReply(entry)));
 }
 
 /** COUNT must fit Redis' bound LONG_MAX / 16 (the size of a stream id). */
@@ -279,9 +279,7 @@ function xautoclaim(ctx: CommandContext, argv: readonly string[]): Reply {
     fail('ERR Insufficient memory, failed allocating transient memory, COUNT too high.');
   }
   const result = group.autoClaim(stream, argv[3]!, start, count, minIdle, justId, ctx.now);
-  const claimed = result.claimed.map((pending) =>
-    justId ? pending.id : entryReply(stream.get(pending.key)!),
-  );
+  const claimed = result.claimed.map(({ pending, entry }) => (justId ? pending.id : entryReply(entry)));
   return [formatKey(result.next), claimed, [...result.deleted]];
 }
 

@@ -8,7 +8,7 @@
 import type { Stream, StreamEntry } from './stream.ts';
 import { INVALID_ENTRIES_READ } from './stream.ts';
 import { createIdMap, type IdMap } from './stream-btree.ts';
-import { formatKey, type IdKey, MAX_KEY, MIN_KEY } from './stream-id.ts';
+import { type IdKey, MAX_KEY, MIN_KEY } from './stream-id.ts';
 
 /** A delivered, not yet acknowledged entry (a NACK in Redis' terms). */
 export interface PendingEntry {
@@ -44,11 +44,32 @@ export interface ClaimOptions {
   readonly justId: boolean;
 }
 
+/** A claimed pending record and the stream entry it stands for. */
+export interface Claimed {
+  readonly pending: PendingEntry;
+  readonly entry: StreamEntry;
+}
+
 /** What XAUTOCLAIM did: the cursor, the claimed entries and the ids it found deleted. */
 export interface AutoClaimResult {
   readonly next: IdKey;
-  readonly claimed: readonly PendingEntry[];
+  readonly claimed: readonly Claimed[];
   readonly deleted: readonly string[];
+}
+
+let taken: PendingEntry | undefined;
+const DELETE = { delete: true } as const;
+const STOP = { break: true } as const;
+const take = (_key: IdKey, pending: PendingEntry) => {
+  taken = pending;
+  return DELETE;
+};
+
+/** Removes `key` from `pel` and returns its record, in one descent of the tree. */
+function takePending(pel: IdMap<PendingEntry>, key: IdKey): PendingEntry | undefined {
+  taken = undefined;
+  pel.editRange(key, key, true, take);
+  return taken;
 }
 
 export class ConsumerGroup {
@@ -133,9 +154,8 @@ export class ConsumerGroup {
   ack(keys: readonly IdKey[]): number {
     let acked = 0;
     for (const key of keys) {
-      const pending = this.pel.get(key);
+      const pending = takePending(this.pel, key);
       if (pending === undefined) continue;
-      this.pel.delete(key);
       pending.consumer.pel.delete(key);
       acked++;
     }
@@ -163,12 +183,11 @@ export class ConsumerGroup {
   ): PendingEntry[] {
     const rows: PendingEntry[] = [];
     if (count <= 0) return rows;
-    for (const [key, pending] of (consumer ?? this).pel.entries(start)) {
-      if (key > end) break;
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
+    (consumer ?? this).pel.forRange(start, end, true, (_key, pending) => {
+      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) return undefined;
       rows.push(pending);
-      if (rows.length === count) break;
-    }
+      return rows.length === count ? STOP : undefined;
+    });
     return rows;
   }
 
@@ -177,19 +196,17 @@ export class ConsumerGroup {
    * missing PEL record is created; an owned record idle less than minIdle is skipped; the rest
    * move to `name` (created on first claim) with the new delivery time and count.
    */
-  claim(
-    stream: Stream,
-    name: string,
-    keys: readonly IdKey[],
-    options: ClaimOptions,
-    now: number,
-  ): PendingEntry[] {
-    const claimed: PendingEntry[] = [];
+  claim(stream: Stream, name: string, keys: readonly IdKey[], options: ClaimOptions, now: number): Claimed[] {
+    const claimed: Claimed[] = [];
     let consumer: Consumer | undefined;
     for (const key of keys) {
       let pending = this.pel.get(key);
-      if (stream.get(key) === undefined) {
-        if (pending !== undefined) this.drop(pending);
+      const entry = stream.get(key);
+      if (entry === undefined) {
+        if (pending !== undefined) {
+          this.pel.delete(key);
+          pending.consumer.pel.delete(key);
+        }
         continue;
       }
       let owned = true;
@@ -197,7 +214,7 @@ export class ConsumerGroup {
         if (!options.force) continue;
         consumer ??= this.consumer(name, now);
         // streamCreateNACK starts the count at 1, so FORCE without JUSTID answers with 2.
-        pending = { key, id: formatKey(key), consumer, deliveryTime: now, deliveryCount: 1 };
+        pending = { key, id: entry.id, consumer, deliveryTime: now, deliveryCount: 1 };
         this.pel.set(key, pending);
         owned = false;
       } else if (options.minIdle !== 0 && now - pending.deliveryTime < options.minIdle) {
@@ -208,14 +225,15 @@ export class ConsumerGroup {
       if (options.retryCount >= 0) pending.deliveryCount = options.retryCount;
       else if (!options.justId) pending.deliveryCount++;
       this.moveTo(pending, consumer, owned);
-      claimed.push(pending);
+      claimed.push({ pending, entry });
     }
     return claimed;
   }
 
   /**
    * XAUTOCLAIM: scans the PEL from `start`, at most `count` results and count×10 records looked
-   * at; deleted entries are dropped and reported, entries idle at least minIdle are claimed.
+   * at; deleted entries are dropped and reported, entries idle at least minIdle are claimed. The
+   * cursor is the first record not looked at (0-0 at the end).
    */
   autoClaim(
     stream: Stream,
@@ -226,30 +244,36 @@ export class ConsumerGroup {
     justId: boolean,
     now: number,
   ): AutoClaimResult {
-    const claimed: PendingEntry[] = [];
+    const claimed: Claimed[] = [];
     const deleted: string[] = [];
     let consumer: Consumer | undefined;
     let attempts = count * 10;
     let left = count;
-    let next = this.pel.getPairOrNextHigher(start)?.[1];
-    while (attempts-- > 0 && left > 0 && next !== undefined) {
-      const pending = next;
-      next = this.pel.nextHigherPair(pending.key)?.[1];
-      if (stream.get(pending.key) === undefined) {
-        this.drop(pending);
+    let next = MIN_KEY;
+    // One walk of the PEL; records of deleted entries are removed as the walk passes them.
+    this.pel.editRange(start, MAX_KEY, true, (key, pending) => {
+      if (attempts === 0 || left === 0) {
+        next = key;
+        return STOP;
+      }
+      attempts--;
+      const entry = stream.get(key);
+      if (entry === undefined) {
+        pending.consumer.pel.delete(key);
         deleted.push(pending.id);
         left--;
-        continue;
+        return DELETE;
       }
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
+      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) return undefined;
       consumer ??= this.consumer(name, now);
       pending.deliveryTime = now;
       if (!justId) pending.deliveryCount++;
       this.moveTo(pending, consumer, true);
-      claimed.push(pending);
+      claimed.push({ pending, entry });
       left--;
-    }
-    return { next: next?.key ?? MIN_KEY, claimed, deleted };
+      return undefined;
+    });
+    return { next, claimed, deleted };
   }
 
   /** Hands a pending record to `consumer`; `owned` when it is still in its old owner's PEL. */
@@ -258,10 +282,5 @@ export class ConsumerGroup {
     if (owned) pending.consumer.pel.delete(pending.key);
     pending.consumer = consumer;
     consumer.pel.set(pending.key, pending);
-  }
-
-  private drop(pending: PendingEntry): void {
-    this.pel.delete(pending.key);
-    pending.consumer.pel.delete(pending.key);
   }
 }

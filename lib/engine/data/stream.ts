@@ -43,6 +43,8 @@ const INT64_LIMIT = 9223372036854775808n;
 /** A listpack node: entries in id order, tombstones included, and the listpack's byte size. */
 class StreamNode {
   readonly entries: StreamEntry[] = [];
+  /** The entries' keys alongside, so a seek reads one array instead of one object per probe. */
+  readonly keys: IdKey[] = [];
   /** Entries not deleted. */
   live = 0;
   prev: StreamNode | undefined;
@@ -82,12 +84,12 @@ class StreamNode {
 }
 
 /** Index of the first entry with key >= `key` (> when `after`). */
-function seekIndex(entries: readonly StreamEntry[], key: IdKey, after: boolean): number {
+function seekIndex(keys: readonly IdKey[], key: IdKey, after: boolean): number {
   let lo = 0;
-  let hi = entries.length;
+  let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const probe = entries[mid]!.key;
+    const probe = keys[mid]!;
     if (probe < key || (after && probe === key)) lo = mid + 1;
     else hi = mid;
   }
@@ -191,6 +193,7 @@ export class Stream {
       valueBytes +
       intElementBytes(pieces);
     node.entries.push(entry);
+    node.keys.push(key);
     node.live++;
 
     this.length++;
@@ -227,7 +230,7 @@ export class Stream {
   get(key: IdKey): StreamEntry | undefined {
     const node = this.nodeFor(key);
     if (node === undefined) return undefined;
-    const entry = node.entries[seekIndex(node.entries, key, false)];
+    const entry = node.entries[seekIndex(node.keys, key, false)];
     return entry !== undefined && entry.key === key && !entry.deleted ? entry : undefined;
   }
 
@@ -237,8 +240,10 @@ export class Stream {
    */
   range(start: IdKey, end: IdKey, count: number, startAfter = false): StreamEntry[] {
     const out: StreamEntry[] = [];
-    let node = this.nodeFor(start) ?? this.head;
-    let index = node === undefined ? 0 : seekIndex(node.entries, start, startAfter);
+    // Readers that keep up start in the tail node: no seek needed.
+    const tail = this.tail;
+    let node = tail !== undefined && tail.masterKey <= start ? tail : (this.nodeFor(start) ?? this.head);
+    let index = node === undefined ? 0 : seekIndex(node.keys, start, startAfter);
     while (node !== undefined) {
       const entries = node.entries;
       for (; index < entries.length; index++) {
@@ -258,7 +263,7 @@ export class Stream {
   rangeReverse(start: IdKey, end: IdKey, count: number): StreamEntry[] {
     const out: StreamEntry[] = [];
     let node = this.nodeFor(end);
-    let index = node === undefined ? -1 : seekIndex(node.entries, end, true) - 1;
+    let index = node === undefined ? -1 : seekIndex(node.keys, end, true) - 1;
     while (node !== undefined) {
       const entries = node.entries;
       for (; index >= 0; index--) {
@@ -276,12 +281,21 @@ export class Stream {
 
   /** The first live entry's id, if any. */
   firstLiveKey(): IdKey | undefined {
-    return this.range(MIN_KEY, MAX_KEY, 1)[0]?.key;
+    for (let node = this.head; node !== undefined; node = node.next) {
+      if (node.live === 0) continue;
+      for (const entry of node.entries) if (!entry.deleted) return entry.key;
+    }
+    return undefined;
   }
 
   /** The last live entry's id, if any (streamLastValidID). */
   lastLiveKey(): IdKey | undefined {
-    return this.rangeReverse(MIN_KEY, MAX_KEY, 1)[0]?.key;
+    for (let node = this.tail; node !== undefined; node = node.prev) {
+      if (node.live === 0) continue;
+      const entries = node.entries;
+      for (let i = entries.length - 1; i >= 0; i--) if (!entries[i]!.deleted) return entries[i]!.key;
+    }
+    return undefined;
   }
 
   /**
@@ -294,7 +308,7 @@ export class Stream {
     for (const key of keys) {
       const node = this.nodeFor(key);
       if (node === undefined) continue;
-      const entry = node.entries[seekIndex(node.entries, key, false)];
+      const entry = node.entries[seekIndex(node.keys, key, false)];
       if (entry === undefined || entry.key !== key || entry.deleted) continue;
       entry.deleted = true;
       this.length--;

@@ -114,6 +114,8 @@ describeScripts('XPENDING', {
     [['XPENDING', '@s', 'g', '-', '+', '-1'], []],
     [['XPENDING', '@s', 'g', 'IDLE', HOUR, '-', '+', '10'], []],
     [['XPENDING', '@s', 'g', '(3-0', '+', '10'], []],
+    [['XPENDING', '@s', 'g', '3', '1', '10'], []],
+    [['XPENDING', '@s', 'g', 'IDLE', '0', '(2-0', '2-0', '10', 'alice'], []],
     [['XPENDING', '@s', 'g', '-', '(1-0', '10'], []],
     [['XPENDING', '@s', 'g', 'IDLE', HOUR, '-', '+', '10', 'alice'], []],
   ],
