@@ -26,6 +26,32 @@ const FUTURE = 5_000_000_000_000;
 const HOUR = '3600000';
 const MAX_ID = '18446744073709551615-18446744073709551615';
 const BATCH = 250;
+/** Strings at the edges of listpack's integer encodings (and near misses it must store as text). */
+const LISTPACK_INTEGER_EDGES = [
+  '127',
+  '128',
+  '-128',
+  '-129',
+  '4095',
+  '4096',
+  '8191',
+  '8192',
+  '-4096',
+  '-4097',
+  '32767',
+  '32768',
+  '8388607',
+  '8388608',
+  '2147483647',
+  '2147483648',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '007',
+  '-0',
+  '+1',
+  ' 1',
+];
 
 type Random = ReturnType<typeof createRandom>;
 
@@ -102,6 +128,7 @@ function createGenerator(random: Random, key: (name: string) => string, profile:
     if (r < 7) return String(-int(1_000_000_000_000));
     if (r < 8) return 'é'.repeat(50 + int(300));
     if (r < 9) return '';
+    if (r < 11) return pick(LISTPACK_INTEGER_EDGES);
     return `v${int(100)}`;
   };
 
