@@ -1,8 +1,9 @@
 /**
  * Blocking reads compared with the real server: a client blocked in XREAD/XREADGROUP is released
  * by commands from a second connection (on the engine: `engine.call` released by `callSync`), and
- * both the wakers' replies and the released reply must match. Timeouts are never waited for: every
- * scenario ends with a write that releases the reader (BLOCK_MS only bounds a failing run).
+ * both the wakers' replies and the released reply must match. Long timeouts are never waited for:
+ * a scenario either ends with a write that releases the reader (BLOCK_MS only bounds a failing run)
+ * or uses BLOCK 1 to see what a timeout leaves behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareScenario, connectServer, type Scenario } from '../support/differential.ts';
@@ -144,5 +145,15 @@ describe.skipIf(!redisAvailable)('blocked readers are released exactly like Redi
       },
       ['XPENDING', k('s'), 'g'],
       ['XINFO', 'GROUPS', k('s')],
+    ]));
+
+  it('times out with nil and creates no consumer when nothing arrives', () =>
+    same((k) => [
+      ['XGROUP', 'CREATE', k('s'), 'g', '$', 'MKSTREAM'],
+      { block: ['XREADGROUP', 'GROUP', 'g', 'late', 'BLOCK', '1', 'STREAMS', k('s'), '>'], wake: [] },
+      ['XINFO', 'CONSUMERS', k('s'), 'g'],
+      { block: ['XREAD', 'BLOCK', '1', 'STREAMS', k('s'), '$'], wake: [] },
+      { block: ['XREADGROUP', 'GROUP', 'g', 'late', 'BLOCK', '1', 'STREAMS', k('s'), '0'], wake: [] },
+      ['XINFO', 'CONSUMERS', k('s'), 'g'],
     ]));
 });
