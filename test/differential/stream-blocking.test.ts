@@ -156,4 +156,31 @@ describe.skipIf(!redisAvailable)('blocked readers are released exactly like Redi
       { block: ['XREADGROUP', 'GROUP', 'g', 'late', 'BLOCK', '1', 'STREAMS', k('s'), '0'], wake: [] },
       ['XINFO', 'CONSUMERS', k('s'), 'g'],
     ]));
+
+  it('serves everything a transaction added when released, up to COUNT', () =>
+    same((k) => [
+      ['XGROUP', 'CREATE', k('s'), 'g', '$', 'MKSTREAM'],
+      {
+        block: ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', BLOCK_MS, 'STREAMS', k('s'), '>'],
+        wake: [{ multi: [1, 2, 3].map((i) => ['XADD', k('s'), `${i}-0`, 'f', `v${i}`]) }],
+      },
+      {
+        block: ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '2', 'BLOCK', BLOCK_MS, 'STREAMS', k('s'), '>'],
+        wake: [{ multi: [4, 5, 6].map((i) => ['XADD', k('s'), `${i}-0`, 'f', `v${i}`]) }],
+      },
+      {
+        block: ['XREAD', 'BLOCK', BLOCK_MS, 'STREAMS', k('s'), '$'],
+        wake: [
+          {
+            multi: [
+              ['XADD', k('s'), '7-0', 'f', 'v'],
+              ['XDEL', k('s'), '7-0'],
+              ['XADD', k('s'), '8-0', 'f', 'v'],
+            ],
+          },
+        ],
+      },
+      ['XPENDING', k('s'), 'g'],
+      ['XINFO', 'GROUPS', k('s')],
+    ]));
 });

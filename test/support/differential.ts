@@ -236,11 +236,7 @@ export interface DiffSession {
    * command's last. Nothing sleeps: the blocked reply arrives when a waker releases it, or, with
    * no wakers, when its own (tiny) BLOCK timeout passes on both sides.
    */
-  runBlocked(
-    blocking: readonly string[],
-    wakers: readonly (readonly string[])[],
-    other: RespClient,
-  ): Promise<void>;
+  runBlocked(blocking: readonly string[], wakers: readonly BatchItem[], other: RespClient): Promise<void>;
   /** Deletes every key this session named on the server. */
   cleanup(): Promise<void>;
 }
@@ -339,8 +335,13 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       if (wakers.length > 0) await waitUntilBlocked(other, String(id));
       const engineBlocked = engine.call(blocking);
       for (const waker of wakers) {
-        const redis = await other.call(waker);
-        compare(waker, redis, engine.callSync(waker));
+        if ('multi' in waker) {
+          const replies = await other.pipeline([['MULTI'], ...waker.multi, ['EXEC']]);
+          const exec = replies[replies.length - 1] ?? null;
+          compare(transactionArgv(waker.multi), exec, engine.exec(waker.multi), waker.multi);
+        } else {
+          compare(waker, await other.call(waker), engine.callSync(waker));
+        }
       }
       compare(blocking, await redisBlocked, await engineBlocked);
     },
@@ -395,7 +396,7 @@ export function createRandom(seed: number) {
 export type Step =
   | readonly string[]
   | { readonly multi: readonly (readonly string[])[] }
-  | { readonly block: readonly string[]; readonly wake: readonly (readonly string[])[] };
+  | { readonly block: readonly string[]; readonly wake: readonly BatchItem[] };
 
 /** A scripted sequence: built from a key-naming function so every run uses fresh keys. */
 export type Scenario = (key: (name: string) => string) => readonly Step[];
