@@ -23,6 +23,9 @@ const FLATNESS_TARGET = 1.5;
 const SIZES = [1_000, 100_000, 1_000_000] as const;
 const OPERATIONS = ['XADD', 'XREADGROUP', 'XACK', 'XPENDING range', 'XCLAIM', 'XAUTOCLAIM'] as const;
 type Operation = (typeof OPERATIONS)[number];
+/** The same lookups walking the PEL in id order: tells memory locality apart from algorithmic growth. */
+const DIAGNOSTICS = ['XPENDING range, ids in order', 'XCLAIM, ids in order'] as const;
+type Diagnostic = (typeof DIAGNOSTICS)[number];
 
 /** Runs a command on the engine and fails loudly on an error reply, so a broken engine is not "fast". */
 function call(engine: Engine, argv: string[]): Reply {
@@ -195,7 +198,7 @@ function median(values: number[]): number {
 }
 
 /** Per-operation cost (µs) with `size` entries pending; every loop leaves the PEL size unchanged. */
-function perOperationCost(size: number): Record<Operation, number> {
+function perOperationCost(size: number): Record<Operation | Diagnostic, number> {
   const engine = buildBacklog(size);
   collectGarbage();
   const random = createRandom(size);
@@ -236,6 +239,13 @@ function perOperationCost(size: number): Record<Operation, number> {
   const xautoclaim = timePerOp(iterations, (i) => {
     call(engine, ['XAUTOCLAIM', 'q', 'g', i % 2 === 0 ? 'other' : 'holder', '0', pendingId(), 'COUNT', '10']);
   });
+  const inOrder = (i: number) => `${1 + (i % size)}-0`;
+  const xpendingInOrder = timePerOp(iterations, (i) => {
+    call(engine, ['XPENDING', 'q', 'g', inOrder(i), '+', '10']);
+  });
+  const xclaimInOrder = timePerOp(iterations, (i) => {
+    call(engine, ['XCLAIM', 'q', 'g', i % 2 === 0 ? 'other' : 'holder', '0', inOrder(i)]);
+  });
   const pending = call(engine, ['XPENDING', 'q', 'g']);
   if (!Array.isArray(pending) || pending[0] !== size) {
     throw new Error(
@@ -249,6 +259,8 @@ function perOperationCost(size: number): Record<Operation, number> {
     'XPENDING range': xpending,
     XCLAIM: xclaim,
     XAUTOCLAIM: xautoclaim,
+    'XPENDING range, ids in order': xpendingInOrder,
+    'XCLAIM, ids in order': xclaimInOrder,
   };
 }
 
@@ -261,7 +273,7 @@ export async function run(): Promise<string> {
   const respRate = await respCycleRate(cycles / 2);
   const ioredisRate = await ioredisCycleRate(cycles / 2);
   let engineRate: number;
-  let costs: { size: number; cost: Record<Operation, number> }[];
+  let costs: { size: number; cost: Record<Operation | Diagnostic, number> }[];
   try {
     engineRate = engineCycleRate(cycles);
     costs = SIZES.map((size) => ({ size, cost: perOperationCost(size) }));
@@ -329,6 +341,17 @@ export async function run(): Promise<string> {
     failing.length === 0
       ? `Target ≤ ${FLATNESS_TARGET}x slower per operation at 1M pending than at 1k: met for every operation.`
       : `Target ≤ ${FLATNESS_TARGET}x slower per operation at 1M pending than at 1k: NOT met for ${failing.join(', ')}.`,
+    '',
+    'Diagnostic, not a target: the same lookups with ids taken in order instead of at random. Growth',
+    'that stays here is in the data structures; growth that disappears is memory locality.',
+    '',
+    `| operation | ${SIZES.map((s) => `${fmt(s)} pending`).join(' | ')} | 1M / 1k |`,
+    `|---|${SIZES.map(() => '---:').join('|')}|---:|`,
+    ...DIAGNOSTICS.map((op) => {
+      const values = costs.map(({ cost }) => cost[op]);
+      const ratio = (values[values.length - 1] ?? 0) / (values[0] ?? 1);
+      return `| ${op} | ${values.map(us).join(' | ')} | ${ratio.toFixed(2)}x |`;
+    }),
   );
   return lines.join('\n');
 }
