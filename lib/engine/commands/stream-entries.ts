@@ -2,7 +2,7 @@
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { Stream, type TrimRule } from '../data/stream.ts';
 import { type IdKey, MAX_KEY, MIN_KEY, type ParsedId, strtoullCount } from '../data/stream-id.ts';
-import { Errors, fail, type Reply } from '../reply.ts';
+import { Errors, fail, OK, type Reply } from '../reply.ts';
 import {
   entryReply,
   getStream,
@@ -151,6 +151,38 @@ function xrange(ctx: CommandContext, argv: readonly string[], reverse: boolean):
   return entries.map(entryReply);
 }
 
+/** XSETID key last-id [ENTRIESADDED n] [MAXDELETEDID id]: what replication and snapshots use. */
+function xsetid(ctx: CommandContext, argv: readonly string[]): Reply {
+  const id = strictIdArg(argv[2]!);
+  let entriesAdded = -1;
+  let maxDeleted = MIN_KEY;
+  for (let i = 3; i < argv.length; i += 2) {
+    const more = i + 1 < argv.length;
+    if (isKeyword(argv[i], 'entriesadded') && more) {
+      entriesAdded = longArg(argv[i + 1]);
+      if (entriesAdded < 0) fail('ERR entries_added must be positive');
+    } else if (isKeyword(argv[i], 'maxdeletedid') && more) {
+      maxDeleted = strictIdArg(argv[i + 1]!);
+      if (id < maxDeleted)
+        fail('ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id');
+    } else {
+      fail(Errors.syntax);
+    }
+  }
+  const stream = getStream(ctx, argv[1]!) ?? fail('ERR no such key');
+  if (stream.length > 0) {
+    if (id < stream.lastLiveKey()!)
+      fail('ERR The ID specified in XSETID is smaller than the target stream top item');
+    if (entriesAdded !== -1 && stream.length > entriesAdded) {
+      fail('ERR The entries_added specified in XSETID is smaller than the target stream length');
+    }
+  }
+  stream.setLastId(id);
+  if (entriesAdded !== -1) stream.entriesAdded = entriesAdded;
+  if (maxDeleted !== MIN_KEY) stream.maxDeletedKey = maxDeleted;
+  return OK;
+}
+
 export const streamEntryCommands: readonly CommandSpec[] = [
   { name: 'xadd', arity: -5, write: true, handler: xadd },
   {
@@ -172,6 +204,7 @@ export const streamEntryCommands: readonly CommandSpec[] = [
       return stream.delete(argv.slice(2).map(strictIdArg));
     },
   },
+  { name: 'xsetid', arity: -3, write: true, handler: xsetid },
   {
     name: 'xtrim',
     arity: -4,

@@ -47,6 +47,8 @@ class StreamNode {
   readonly keys: IdKey[] = [];
   /** Entries not deleted. */
   live = 0;
+  /** Entries ever appended, live or deleted: Redis closes a node at 100 of them. */
+  slots = 0;
   prev: StreamNode | undefined;
   next: StreamNode | undefined;
   /** The master id's halves when both are below 2^53 (NaN otherwise), for entry id deltas. */
@@ -165,10 +167,7 @@ export class Stream {
     }
 
     let node = this.tail;
-    if (
-      node !== undefined &&
-      (node.bytes + payload >= NODE_MAX_BYTES || node.entries.length >= NODE_MAX_ENTRIES)
-    ) {
+    if (node !== undefined && (node.bytes + payload >= NODE_MAX_BYTES || node.slots >= NODE_MAX_ENTRIES)) {
       node = undefined;
     }
     let sameFields = true;
@@ -195,14 +194,33 @@ export class Stream {
     node.entries.push(entry);
     node.keys.push(key);
     node.live++;
+    node.slots++;
 
     this.length++;
     this.entriesAdded++;
+    this.setLast(key, ms, seq);
+    if (this.length === 1) this.firstKey = key;
+    return entry;
+  }
+
+  private setLast(key: IdKey, ms: number, seq: number): void {
     this.lastKey = key;
     this.lastMs = ms <= Number.MAX_SAFE_INTEGER ? ms : Number.NaN;
     this.lastSeq = seq;
-    if (this.length === 1) this.firstKey = key;
-    return entry;
+  }
+
+  /**
+   * XSETID: sets last-generated-id, which the caller has checked is not below the last live
+   * entry. Tombstones above it are dropped so that later ids still append in order (Redis keeps
+   * them in its listpack; only a node's byte and slot counts remember them here).
+   */
+  setLastId(key: IdKey): void {
+    this.setLast(key, Number(key.slice(0, 20)), Number(key.slice(20)));
+    for (let node = this.tail; node !== undefined && node.lastKey() > key; node = this.tail) {
+      node.entries.pop();
+      node.keys.pop();
+      if (node.entries.length === 0) this.unlink(node);
+    }
   }
 
   private linkTail(node: StreamNode): void {
@@ -248,8 +266,9 @@ export class Stream {
       const entries = node.entries;
       for (; index < entries.length; index++) {
         const entry = entries[index]!;
-        if (entry.key > end) return out;
+        // Tombstones are skipped before the bound is checked, as Redis' iterator does.
         if (entry.deleted) continue;
+        if (entry.key > end) return out;
         out.push(entry);
         if (out.length === count) return out;
       }
@@ -268,8 +287,8 @@ export class Stream {
       const entries = node.entries;
       for (; index >= 0; index--) {
         const entry = entries[index]!;
-        if (entry.key < start) return out;
         if (entry.deleted) continue;
+        if (entry.key < start) return out;
         out.push(entry);
         if (out.length === count) return out;
       }
