@@ -11,8 +11,13 @@ import { createEngine, type Engine } from '../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../lib/engine/reply.ts';
 import { createRespClient, type RespClient } from './resp-client.ts';
 
-/** How far apart two wall-clock readings may be (ms): a step or batch takes far less. */
+/**
+ * The default tolerance (ms) for comparing wall-clock values outside a session. A session uses a
+ * tighter one it measures: see `createDiffSession`.
+ */
 export const WALL_CLOCK_TOLERANCE_MS = 1500;
+/** Slack on top of a session's measured tolerance: ms rounding on either side. */
+const ROUNDING_SLACK_MS = 5;
 /** Ids whose ms part lies this close to the run's start are `*`-generated and masked. */
 const WALL_CLOCK_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -135,12 +140,18 @@ export function normaliseStep(
 }
 
 /** Where two normalised replies first differ, or undefined when they are the same. */
-export function findDifference(expected: Normalised, got: Normalised, path = '$'): string | undefined {
+export function findDifference(
+  expected: Normalised,
+  got: Normalised,
+  toleranceMs = WALL_CLOCK_TOLERANCE_MS,
+  path = '$',
+): string | undefined {
   if (expected instanceof WallClock || got instanceof WallClock) {
     if (!(expected instanceof WallClock && got instanceof WallClock) || expected.kind !== got.kind) {
       return `${path}: type differs`;
     }
-    const tolerance = expected.kind === 'seconds' ? 2 : WALL_CLOCK_TOLERANCE_MS;
+    // TTL rounds to the nearest second, so one second more than the time that passed.
+    const tolerance = expected.kind === 'seconds' ? Math.ceil(toleranceMs / 1000) + 1 : toleranceMs;
     return Math.abs(expected.value - got.value) <= tolerance
       ? undefined
       : `${path}: wall-clock value ${expected.value} vs ${got.value}`;
@@ -149,7 +160,7 @@ export function findDifference(expected: Normalised, got: Normalised, path = '$'
     if (!(Array.isArray(expected) && Array.isArray(got))) return `${path}: type differs`;
     if (expected.length !== got.length) return `${path}: length ${expected.length} vs ${got.length}`;
     for (let i = 0; i < expected.length; i++) {
-      const inner = findDifference(expected[i] ?? null, got[i] ?? null, `${path}[${i}]`);
+      const inner = findDifference(expected[i] ?? null, got[i] ?? null, toleranceMs, `${path}[${i}]`);
       if (inner !== undefined) return inner;
     }
     return undefined;
@@ -249,12 +260,29 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
   const mismatches: Mismatch[] = [];
   const runStart = Date.now();
   let step = 0;
+  /**
+   * The longest a step took on the server (TIME before to TIME after). The engine's clock stands
+   * at the start of a step while the server's moves through it, so a wall-clock value differs by at
+   * most one step's span, or two when it compares a time recorded in an earlier step (an idle
+   * time): the tolerance is twice the longest span, which stays a few ms unless the shared server
+   * stalls, and then grows with the stall instead of failing.
+   */
+  let longestSpan = 0;
+  const tolerance = () => 2 * longestSpan + ROUNDING_SLACK_MS;
 
-  function syncClock(time: Reply): void {
+  function timeOf(time: Reply | undefined): number {
     if (!Array.isArray(time) || typeof time[0] !== 'string' || typeof time[1] !== 'string') {
-      throw new Error(`TIME answered ${renderReply(time)}`);
+      throw new Error(`TIME answered ${renderReply(time ?? null)}`);
     }
-    clock.set(Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000));
+    return Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+  }
+
+  function syncClock(time: Reply | undefined): void {
+    clock.set(timeOf(time));
+  }
+
+  function observeSpan(start: Reply | undefined, end: Reply | undefined): void {
+    longestSpan = Math.max(longestSpan, timeOf(end) - timeOf(start));
   }
 
   function compare(
@@ -267,6 +295,7 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
     const where = findDifference(
       normaliseStep(argv, redis, runStart, transaction),
       normaliseStep(argv, engineReply, runStart, transaction),
+      tolerance(),
     );
     if (where === undefined) return undefined;
     const mismatch: Mismatch = { step, argv, redis, engine: engineReply, where, transaction };
@@ -287,8 +316,9 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       return key;
     },
     async run(argv) {
-      const [time, redis] = await server.pipeline([['TIME'], argv]);
-      syncClock(time ?? null);
+      const [time, redis, end] = await server.pipeline([['TIME'], argv, ['TIME']]);
+      syncClock(time);
+      observeSpan(time, end);
       const engineReply = engine.callSync(argv);
       compare(argv, redis ?? null, engineReply);
       return { redis: redis ?? null, engine: engineReply };
@@ -299,8 +329,10 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
         if ('multi' in item) wire.push(['MULTI'], ...item.multi, ['EXEC']);
         else wire.push(item);
       }
+      wire.push(['TIME']);
       const replies = await server.pipeline(wire);
-      syncClock(replies[0] ?? null);
+      syncClock(replies[0]);
+      observeSpan(replies[0], replies[replies.length - 1]);
       let at = 1;
       for (const [index, item] of items.entries()) {
         let mismatch: Mismatch | undefined;
@@ -322,28 +354,34 @@ export function createDiffSession(server: RespClient, label = 'diff'): DiffSessi
       return undefined;
     },
     async runTransaction(commands) {
-      const replies = await server.pipeline([['TIME'], ['MULTI'], ...commands, ['EXEC']]);
-      syncClock(replies[0] ?? null);
+      const replies = await server.pipeline([['TIME'], ['MULTI'], ...commands, ['EXEC'], ['TIME']]);
+      syncClock(replies[0]);
+      observeSpan(replies[0], replies[replies.length - 1]);
       const engineReply = engine.exec(commands);
-      compare(transactionArgv(commands), replies[replies.length - 1] ?? null, engineReply, commands);
+      compare(transactionArgv(commands), replies[replies.length - 2] ?? null, engineReply, commands);
     },
     async runBlocked(blocking, wakers, other) {
       const [time, id] = await server.pipeline([['TIME'], ['CLIENT', 'ID']]);
-      syncClock(time ?? null);
+      syncClock(time);
       const redisBlocked = server.call(blocking);
       // With no wakers the call can only time out (a tiny BLOCK), possibly before it is ever listed.
       if (wakers.length > 0) await waitUntilBlocked(other, String(id));
       const engineBlocked = engine.call(blocking);
+      // Compared only once the whole step's span is known (TIME after the reader is released).
+      const results: [readonly string[], Reply, Reply, (readonly (readonly string[])[])?][] = [];
       for (const waker of wakers) {
         if ('multi' in waker) {
           const replies = await other.pipeline([['MULTI'], ...waker.multi, ['EXEC']]);
           const exec = replies[replies.length - 1] ?? null;
-          compare(transactionArgv(waker.multi), exec, engine.exec(waker.multi), waker.multi);
+          results.push([transactionArgv(waker.multi), exec, engine.exec(waker.multi), waker.multi]);
         } else {
-          compare(waker, await other.call(waker), engine.callSync(waker));
+          results.push([waker, await other.call(waker), engine.callSync(waker)]);
         }
       }
-      compare(blocking, await redisBlocked, await engineBlocked);
+      results.push([blocking, await redisBlocked, await engineBlocked]);
+      observeSpan(time, await other.call(['TIME']));
+      for (const [argv, redis, engineReply, transaction] of results)
+        compare(argv, redis, engineReply, transaction);
     },
     async cleanup() {
       const all = [...keys];
