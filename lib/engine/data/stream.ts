@@ -3,7 +3,7 @@
  * 100 entries or about 4 KB, indexed by their first ("master") id in an ordered map, and a deleted
  * entry stays in its node as a tombstone until the whole node goes. Keeping Redis' node boundaries
  * is what makes `~` trimming remove exactly what Redis removes, and XINFO's radix-tree figures
- * agree. Appending is O(1), finding an id O(log N), trimming from the head O(1) per node.
+ * agree. Appending is O(1), finding an id O(log N), trimming O(log N) per node dropped.
  * Consumer groups (stream-group.ts) hang off the stream by name.
  */
 import { createIdMap, type IdMap } from './stream-btree.ts';
