@@ -43,7 +43,11 @@ export type CommandHandler = (ctx: CommandContext, argv: readonly string[]) => R
 export interface CommandSpec {
   /** Lower-case name, e.g. `xadd`, or for a subcommand `create` (reported as `xgroup|create`). */
   readonly name: string;
-  /** Redis arity: positive = exact argc, negative = at least |arity|; argc includes the name(s). */
+  /**
+   * Redis arity: positive = exact argc, negative = at least |arity|. For a top-level command argc
+   * includes its name; for a subcommand it counts from the subcommand's name (Redis' own table
+   * counts the container too, so `XGROUP CREATE`'s -5 is -4 here).
+   */
   readonly arity: number;
   /** Changes data: logged for durability, refused by EVAL_RO. */
   readonly write: boolean;

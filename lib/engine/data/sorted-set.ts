@@ -3,7 +3,7 @@
  * ZADD and ZREM cost O(log N) and a score range costs O(log N + M), plus a member → score map
  * for ZSCORE. The queue's delayed jobs live in one of these, so backlogs can be large.
  */
-import BTree from 'sorted-btree';
+import { BTree } from './btree.ts';
 import { compareBytes } from './byte-order.ts';
 
 /**
