@@ -36,6 +36,11 @@ export interface BlockRequest {
   readonly timeoutMs: number;
   retry(ctx: CommandContext, key: string): Reply | undefined;
   onTimeout(): Reply;
+  /**
+   * For a write command (XREADGROUP): the command that reproduces what a successful `retry` for
+   * `key` did, so the durability log records deliveries made on wake.
+   */
+  effect?(key: string): readonly string[];
 }
 
 export type CommandHandler = (ctx: CommandContext, argv: readonly string[]) => Reply | BlockRequest;

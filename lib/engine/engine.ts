@@ -147,6 +147,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
           reply = error;
         }
         if (reply === undefined) continue;
+        const effect = waiter.request.effect?.(key);
+        if (effect !== undefined && onWrite !== undefined && !(reply instanceof RedisError)) {
+          onWrite({ argv: effect, now });
+        }
         finish(waiter, reply);
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../lib/engine/clock.ts';
-import { createEngine } from '../../lib/engine/engine.ts';
+import { createEngine, type WriteRecord } from '../../lib/engine/engine.ts';
 import { RedisError, StatusReply } from '../../lib/engine/reply.ts';
 
 describe('engine dispatch', () => {
@@ -54,5 +54,26 @@ describe('blocked calls', () => {
     expect(engine.callSync(['XREADGROUP', 'GROUP', 'g', 'c2', 'STREAMS', 's', '>'])).toEqual([
       ['s', [['1-1', ['f', 'v']]]],
     ]);
+  });
+});
+
+describe('write records', () => {
+  it('records a delivery made when a blocked XREADGROUP wakes, so a replay reaches the same PEL', async () => {
+    const clock = createManualClock();
+    const records: WriteRecord[] = [];
+    const engine = createEngine({ clock, onWrite: (record) => records.push(record) });
+    engine.callSync(['XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM']);
+    const blocked = engine.call(['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>']);
+    engine.callSync(['XADD', 's', '5-1', 'f', 'v']);
+    expect(await blocked).toEqual([['s', [['5-1', ['f', 'v']]]]]);
+    expect(records.map((r) => r.argv)).toEqual([
+      ['XGROUP', 'CREATE', 's', 'g', '$', 'MKSTREAM'],
+      ['XADD', 's', '5-1', 'f', 'v'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1000', 'STREAMS', 's', '>'],
+    ]);
+
+    const copy = createEngine({ clock });
+    for (const record of records) copy.replay(record);
+    expect(copy.callSync(['XPENDING', 's', 'g'])).toEqual([1, '5-1', '5-1', [['c', '1']]]);
   });
 });

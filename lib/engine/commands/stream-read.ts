@@ -154,7 +154,27 @@ function blockRequest(request: ReadRequest): BlockRequest {
     if (!waitAfter.has(key)) waitAfter.set(key, request.ids[i]!);
   });
   const count = request.count === 0 ? WOKEN_DEFAULT_COUNT : request.count;
+  const group = request.group;
+  // A delivery on wake changes the group, so the durability log needs it as a command.
+  const effect =
+    group === undefined
+      ? {}
+      : {
+          effect: (key: string) => [
+            'XREADGROUP',
+            'GROUP',
+            group.name,
+            group.consumer,
+            'COUNT',
+            String(count),
+            ...(group.noack ? ['NOACK'] : []),
+            'STREAMS',
+            key,
+            '>',
+          ],
+        };
   return {
+    ...effect,
     kind: 'block',
     keys: [...waitAfter.keys()],
     timeoutMs: Math.min(request.timeout, MAX_TIMER_MS),
