@@ -70,6 +70,16 @@ describe('npm start on the local engine', () => {
     );
   });
 
+  it('produces, consumes and acks on the local engine', async () => {
+    await produceConsumeAck(base, token, 'node-orders');
+  });
+
+  it('dead-letters a poison message with its interval sweep', async () => {
+    const id = await plantPoison(base, token, 'node-poison');
+    expect(await awaitDeadLetter(base, token, 'node-poison')).toEqual([id]);
+    await expectDeadLettered(base, token, 'node-poison', id);
+  });
+
   it('keeps queues and messages in the data file across a restart', async () => {
     const dataFile = join(dir, 'restart.log');
     const env = { API_TOKENS: 'admin:restart-token', SWEEP_INTERVAL_MS: '0', ENGINE_DATA_FILE: dataFile };
