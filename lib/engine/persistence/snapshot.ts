@@ -69,6 +69,25 @@ function list(reply: Reply | undefined): Reply[] {
   return Array.isArray(reply) ? reply : [];
 }
 
+/** Orders stream ids numerically (ms, then sequence). */
+function compareIds(a: string, b: string): number {
+  const [am = '0', as = '0'] = a.split('-');
+  const [bm = '0', bs = '0'] = b.split('-');
+  const ms = BigInt(am) - BigInt(bm);
+  if (ms !== 0n) return ms < 0n ? -1 : 1;
+  const seq = BigInt(as) - BigInt(bs);
+  return seq === 0n ? 0 : seq < 0n ? -1 : 1;
+}
+
+/** The field a placeholder entry carries; it is deleted again before the snapshot ends. */
+const GHOST_FIELD = '\u0000snapshot-ghost';
+
+/**
+ * A stream: its entries; placeholder ("ghost") entries for pending ids whose message was deleted
+ * or trimmed, so XCLAIM can put them back in the PEL (it ignores ids not in the stream) before
+ * they are deleted again; the groups, consumers and PEL; and last XSETID, which restores
+ * last-generated-id, entries-added and max-deleted-id over whatever the ghosts changed.
+ */
 function streamRecords(
   engine: Pick<Engine, 'callSync'>,
   key: string,
@@ -77,16 +96,29 @@ function streamRecords(
   const info = engine.callSync(['XINFO', 'STREAM', key, 'FULL', 'COUNT', '0']);
   if (info instanceof RedisError) throw new Error(`cannot snapshot stream ${key}: ${info.message}`);
   const stream = fields(info);
-  const entries = list(stream.get('entries'));
-  if (entries.length === 0) {
+  const entries = list(stream.get('entries')).map((row) => {
+    const [id, values] = list(row);
+    return { id: String(id), values: list(values).map(String) };
+  });
+  const groups = list(stream.get('groups')).map(fields);
+  const live = new Set(entries.map((entry) => entry.id));
+  const ghosts = new Set<string>();
+  for (const group of groups) {
+    for (const pending of list(group.get('pending'))) {
+      const id = String(list(pending)[0]);
+      if (!live.has(id)) ghosts.add(id);
+    }
+  }
+  const rows = [...entries, ...[...ghosts].map((id) => ({ id, values: [GHOST_FIELD, ''] }))];
+  rows.sort((a, b) => compareIds(a.id, b.id));
+  if (rows.length === 0) {
     // A stream with no entries (all deleted or trimmed, or made by MKSTREAM) still exists.
     push(['XGROUP', 'CREATE', key, '\u0000snapshot', '0', 'MKSTREAM']);
     push(['XGROUP', 'DESTROY', key, '\u0000snapshot']);
   }
-  for (const row of entries) {
-    const [id, values] = list(row);
-    push(['XADD', key, String(id), ...list(values).map(String)]);
-  }
+  for (const row of rows) push(['XADD', key, row.id, ...row.values]);
+  for (const group of groups) groupRecords(key, group, push);
+  if (ghosts.size > 0) push(['XDEL', key, ...ghosts]);
   push([
     'XSETID',
     key,
@@ -96,46 +128,50 @@ function streamRecords(
     'MAXDELETEDID',
     String(stream.get('max-deleted-entry-id')),
   ]);
-  for (const groupReply of list(stream.get('groups'))) {
-    const group = fields(groupReply);
-    const name = String(group.get('name'));
-    const entriesRead = group.get('entries-read');
-    push([
-      'XGROUP',
-      'CREATE',
-      key,
-      name,
-      String(group.get('last-delivered-id')),
-      ...(typeof entriesRead === 'number' ? ['ENTRIESREAD', String(entriesRead)] : []),
-    ]);
-    const seen = new Map<string, number>();
-    for (const consumerReply of list(group.get('consumers'))) {
-      const consumer = fields(consumerReply);
-      const consumerName = String(consumer.get('name'));
-      const seenTime = Number(consumer.get('seen-time'));
-      seen.set(consumerName, seenTime);
-      push(['XGROUP', 'CREATECONSUMER', key, name, consumerName], seenTime);
-    }
-    for (const pendingReply of list(group.get('pending'))) {
-      const [id, owner, deliveryTime, deliveryCount] = list(pendingReply).map(String);
-      // XCLAIM refreshes the owner's seen-time, so it runs at the time the owner was last seen.
-      push(
-        [
-          'XCLAIM',
-          key,
-          name,
-          owner ?? '',
-          '0',
-          id ?? '',
-          'TIME',
-          deliveryTime ?? '0',
-          'RETRYCOUNT',
-          deliveryCount ?? '0',
-          'FORCE',
-          'JUSTID',
-        ],
-        seen.get(owner ?? ''),
-      );
-    }
+}
+
+function groupRecords(
+  key: string,
+  group: Map<string, Reply>,
+  push: (argv: string[], at?: number) => void,
+): void {
+  const name = String(group.get('name'));
+  const entriesRead = group.get('entries-read');
+  push([
+    'XGROUP',
+    'CREATE',
+    key,
+    name,
+    String(group.get('last-delivered-id')),
+    ...(typeof entriesRead === 'number' ? ['ENTRIESREAD', String(entriesRead)] : []),
+  ]);
+  const seen = new Map<string, number>();
+  for (const consumerReply of list(group.get('consumers'))) {
+    const consumer = fields(consumerReply);
+    const consumerName = String(consumer.get('name'));
+    const seenTime = Number(consumer.get('seen-time'));
+    seen.set(consumerName, seenTime);
+    push(['XGROUP', 'CREATECONSUMER', key, name, consumerName], seenTime);
+  }
+  for (const pendingReply of list(group.get('pending'))) {
+    const [id = '', owner = '', deliveryTime = '0', deliveryCount = '0'] = list(pendingReply).map(String);
+    // XCLAIM refreshes the owner's seen-time, so it runs at the time the owner was last seen.
+    push(
+      [
+        'XCLAIM',
+        key,
+        name,
+        owner,
+        '0',
+        id,
+        'TIME',
+        deliveryTime,
+        'RETRYCOUNT',
+        deliveryCount,
+        'FORCE',
+        'JUSTID',
+      ],
+      seen.get(owner),
+    );
   }
 }
