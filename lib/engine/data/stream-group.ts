@@ -59,7 +59,8 @@ export interface AutoClaimResult {
 
 let taken: PendingEntry | undefined;
 const DELETE = { delete: true } as const;
-const STOP = { break: true } as const;
+/** Reused by the PEL iterators, which otherwise allocate a pair per row. */
+const pair: [IdKey, PendingEntry] = [MIN_KEY, undefined as unknown as PendingEntry];
 const take = (_key: IdKey, pending: PendingEntry) => {
   taken = pending;
   return DELETE;
@@ -183,11 +184,14 @@ export class ConsumerGroup {
   ): PendingEntry[] {
     const rows: PendingEntry[] = [];
     if (count <= 0) return rows;
-    (consumer ?? this).pel.forRange(start, end, true, (_key, pending) => {
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) return undefined;
+    // An iterator descends the tree once; forRange binary-searches every level for `end` too,
+    // which on a large PEL doubles the cache misses of the descent.
+    for (const [key, pending] of (consumer ?? this).pel.entries(start, pair)) {
+      if (key > end) break;
+      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
       rows.push(pending);
-      return rows.length === count ? STOP : undefined;
-    });
+      if (rows.length === count) break;
+    }
     return rows;
   }
 
@@ -250,29 +254,33 @@ export class ConsumerGroup {
     let attempts = count * 10;
     let left = count;
     let next = MIN_KEY;
-    // One walk of the PEL; records of deleted entries are removed as the walk passes them.
-    this.pel.editRange(start, MAX_KEY, true, (key, pending) => {
+    const deletedKeys: IdKey[] = [];
+    // One read-only walk of the PEL; records of deleted entries leave the group PEL after it.
+    // (editRange up to MAX_KEY would, on the way out, check every child right of the start at
+    // each level for merging: dozens of cache misses per call on a large PEL.)
+    for (const [key, pending] of this.pel.entries(start, pair)) {
       if (attempts === 0 || left === 0) {
         next = key;
-        return STOP;
+        break;
       }
       attempts--;
       const entry = stream.get(key);
       if (entry === undefined) {
         pending.consumer.pel.delete(key);
         deleted.push(pending.id);
+        deletedKeys.push(key);
         left--;
-        return DELETE;
+        continue;
       }
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) return undefined;
+      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
       consumer ??= this.consumer(name, now);
       pending.deliveryTime = now;
       if (!justId) pending.deliveryCount++;
       this.moveTo(pending, consumer, true);
       claimed.push({ pending, entry });
       left--;
-      return undefined;
-    });
+    }
+    for (const key of deletedKeys) this.pel.delete(key);
     return { next, claimed, deleted };
   }
 
