@@ -55,24 +55,36 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-type Resolved = { spec: CommandSpec; fullName: string } | RedisError;
+type Resolution = { readonly spec: CommandSpec; readonly fullName: string };
+type Resolved = Resolution | RedisError;
 
 export function createEngine(options: EngineOptions = {}): Engine {
   const clock = options.clock ?? systemClock;
   /** Set while a top-level command runs so nested calls and expiry see one instant. */
   let commandNow: number | undefined;
   const db = new Keyspace(() => commandNow ?? clock.now());
-  const table = new Map(commandTable.map((spec) => [spec.name, spec]));
+  /**
+   * Each command under its lower-case and its upper-case name, with its resolution made once:
+   * clients mostly send one of the two, and the lookup then needs no toLowerCase (a new string)
+   * and no result object per call. Any other casing falls back to toLowerCase.
+   */
+  const table = new Map<string, Resolution>();
+  for (const spec of commandTable) {
+    const resolution: Resolution = { spec, fullName: spec.name };
+    table.set(spec.name, resolution);
+    table.set(spec.name.toUpperCase(), resolution);
+  }
   const states = new Map<string, unknown>();
   const waiters = new Set<Waiter>();
   let onWrite = options.onWrite;
 
   function resolve(argv: readonly string[]): Resolved {
     const name = argv[0] ?? '';
-    const spec = table.get(name.toLowerCase());
-    if (spec === undefined) return new RedisError(Errors.unknownCommand(name, argv.slice(1)));
+    const resolution = table.get(name) ?? table.get(name.toLowerCase());
+    if (resolution === undefined) return new RedisError(Errors.unknownCommand(name, argv.slice(1)));
+    const spec = resolution.spec;
     if (!arityOk(spec.arity, argv.length)) return new RedisError(Errors.arity(spec.name));
-    if (spec.subcommands === undefined) return { spec, fullName: spec.name };
+    if (spec.subcommands === undefined) return resolution;
     const subName = argv[1] ?? '';
     const sub = spec.subcommands.find((s) => s.name === subName.toLowerCase());
     if (sub === undefined) {
@@ -85,7 +97,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   const services: EngineServices = {
     callNested: (argv, { inScript, now }) => {
-      const result = run(argv, { inScript, inMulti: true, now });
+      const result = run(argv, inScript, true, now);
       return isBlockRequest(result) ? result.onTimeout() : result;
     },
     state: <T>(name: string, create: () => T): T => {
@@ -94,30 +106,27 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
   };
 
+  /** Separate parameters rather than an options object: this runs for every command. */
   function run(
     argv: readonly string[],
-    mode: { inScript: boolean; inMulti: boolean; now: number },
+    inScript: boolean,
+    inMulti: boolean,
+    now: number,
   ): Reply | BlockRequest {
     const resolved = resolve(argv);
     if (resolved instanceof RedisError) return resolved;
     const { spec } = resolved;
     if (spec.handler === undefined) return new RedisError(Errors.arity(resolved.fullName));
-    if (mode.inScript && spec.noScript) {
+    if (inScript && spec.noScript) {
       return new RedisError('ERR This Redis command is not allowed from script');
     }
-    const ctx: CommandContext = {
-      db,
-      now: mode.now,
-      inScript: mode.inScript,
-      inMulti: mode.inMulti,
-      services,
-    };
+    const ctx: CommandContext = { db, now, inScript, inMulti, services };
     const outer = commandNow;
-    commandNow = mode.now;
+    commandNow = now;
     try {
       const reply = spec.handler(ctx, argv);
       if (spec.write && onWrite !== undefined && !isBlockRequest(reply) && !(reply instanceof RedisError)) {
-        onWrite({ argv: [...argv], now: mode.now });
+        onWrite({ argv: [...argv], now });
       }
       return reply;
     } catch (error) {
@@ -160,11 +169,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function finish(waiter: Waiter, reply: Reply): void {
     if (waiter.timer !== undefined) clearTimeout(waiter.timer);
     waiters.delete(waiter);
+    db.trackTouches = waiters.size > 0;
     waiter.resolve(reply);
   }
 
   function callSync(argv: readonly string[]): Reply {
-    const result = run(argv, { inScript: false, inMulti: true, now: clock.now() });
+    const result = run(argv, false, true, clock.now());
     const reply = isBlockRequest(result) ? result.onTimeout() : result;
     wakeWaiters();
     return reply;
@@ -174,7 +184,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     clock,
     db,
     call(argv, callOptions) {
-      const result = run(argv, { inScript: false, inMulti: false, now: clock.now() });
+      const result = run(argv, false, false, clock.now());
       if (!isBlockRequest(result)) {
         wakeWaiters();
         return Promise.resolve(result);
@@ -183,6 +193,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return new Promise<Reply>((resolvePromise) => {
         const waiter: Waiter = { request: result, resolve: resolvePromise, timer: undefined };
         waiters.add(waiter);
+        db.trackTouches = true;
         if (result.timeoutMs > 0) {
           waiter.timer = setTimeout(() => finish(waiter, result.onTimeout()), result.timeoutMs);
         }
@@ -204,7 +215,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
       const now = clock.now();
       const replies = commands.map((argv) => {
-        const result = run(argv, { inScript: false, inMulti: true, now });
+        const result = run(argv, false, true, now);
         return isBlockRequest(result) ? result.onTimeout() : result;
       });
       wakeWaiters();
@@ -214,7 +225,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const saved = onWrite;
       onWrite = undefined;
       try {
-        const result = run(record.argv, { inScript: false, inMulti: true, now: record.now });
+        const result = run(record.argv, false, true, record.now);
         return isBlockRequest(result) ? result.onTimeout() : result;
       } finally {
         onWrite = saved;
