@@ -18,6 +18,19 @@ export interface PendingEntry {
   /** When it was last delivered, ms. */
   deliveryTime: number;
   deliveryCount: number;
+  /**
+   * The stream entry it stands for, so claims need no O(log N) seek of the stream (on a large
+   * stream, a dozen cache misses). Stream marks every entry it drops as deleted, so while this
+   * one is not deleted it is the stream's live entry for `key`; see liveEntry.
+   */
+  readonly entry: StreamEntry;
+}
+
+/** The live stream entry for a pending record, or undefined when it was deleted from the stream. */
+function liveEntry(stream: Stream, pending: PendingEntry): StreamEntry | undefined {
+  const entry = pending.entry;
+  // Deleted: an XSETID moved back and an XADD may have reused the id, so ask the stream.
+  return entry.deleted ? stream.get(pending.key) : entry;
 }
 
 export class Consumer {
@@ -117,6 +130,7 @@ export class ConsumerGroup {
         consumer,
         deliveryTime: now,
         deliveryCount: 1,
+        entry,
       };
       if (this.pel.set(entry.key, pending, false)) {
         consumer.pel.set(entry.key, pending);
@@ -141,7 +155,7 @@ export class ConsumerGroup {
     for (const [key, pending] of consumer.pel.entries(after)) {
       if (key === after) continue;
       if (count > 0 && rows.length === count) break;
-      const entry = stream.get(key);
+      const entry = liveEntry(stream, pending);
       if (entry !== undefined) {
         pending.deliveryTime = now;
         pending.deliveryCount++;
@@ -205,7 +219,7 @@ export class ConsumerGroup {
     let consumer: Consumer | undefined;
     for (const key of keys) {
       let pending = this.pel.get(key);
-      const entry = stream.get(key);
+      const entry = pending === undefined ? stream.get(key) : liveEntry(stream, pending);
       if (entry === undefined) {
         if (pending !== undefined) {
           this.pel.delete(key);
@@ -218,7 +232,7 @@ export class ConsumerGroup {
         if (!options.force) continue;
         consumer ??= this.consumer(name, now);
         // streamCreateNACK starts the count at 1, so FORCE without JUSTID answers with 2.
-        pending = { key, id: entry.id, consumer, deliveryTime: now, deliveryCount: 1 };
+        pending = { key, id: entry.id, consumer, deliveryTime: now, deliveryCount: 1, entry };
         this.pel.set(key, pending);
         owned = false;
       } else if (options.minIdle !== 0 && now - pending.deliveryTime < options.minIdle) {
@@ -264,7 +278,7 @@ export class ConsumerGroup {
         break;
       }
       attempts--;
-      const entry = stream.get(key);
+      const entry = liveEntry(stream, pending);
       if (entry === undefined) {
         pending.consumer.pel.delete(key);
         deleted.push(pending.id);

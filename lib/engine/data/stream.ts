@@ -217,7 +217,7 @@ export class Stream {
   setLastId(key: IdKey): void {
     this.setLast(key, Number(key.slice(0, 20)), Number(key.slice(20)));
     for (let node = this.tail; node !== undefined && node.lastKey() > key; node = this.tail) {
-      node.entries.pop();
+      node.entries.pop()!.deleted = true; // already a tombstone; see dropNode
       node.keys.pop();
       if (node.entries.length === 0) this.unlink(node);
     }
@@ -237,6 +237,15 @@ export class Stream {
     if (node.next === undefined) this.tail = node.prev;
     else node.next.prev = node.prev;
     this.nodes.delete(node.masterKey);
+  }
+
+  /**
+   * Unlinks a node trimmed away, marking its entries deleted: a pending record holds its entry
+   * and takes `deleted` as "no longer in the stream" (stream-group.ts).
+   */
+  private dropNode(node: StreamNode): void {
+    for (const entry of node.entries) entry.deleted = true;
+    this.unlink(node);
   }
 
   /** The node whose entries would hold `key`: the last one whose master id is <= key. */
@@ -359,7 +368,7 @@ export class Stream {
         rule.strategy === 'maxlen' ? this.length - live >= rule.maxlen : node.lastKey() < rule.minid;
       if (removeNode) {
         const next = node.next;
-        this.unlink(node);
+        this.dropNode(node);
         this.length -= live;
         deleted += live;
         node = next;
