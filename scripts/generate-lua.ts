@@ -1,6 +1,6 @@
 /**
  * Embeds lib/queue/scripts/*.lua into lib/queue/scripts.generated.ts (source and SHA-1), inlining
- * `-- @include <name>` lines from scripts/include/. Run `npx tsx scripts/generate-lua.ts` after
+ * `-- @include <name>` lines from scripts/include/. Run `npm run generate` after
  * editing a script; test/queue/scripts-generated.test.ts fails while the embedding is stale.
  */
 import { createHash } from 'node:crypto';
