@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../lib/engine/engine.ts';
+import { normalize } from '../../support/command-script.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 import { createRespClient, type RespClient } from '../../support/resp-client.ts';
-import { normalize } from './script.ts';
 
 function createRandom(seed: number) {
   let state = seed >>> 0;

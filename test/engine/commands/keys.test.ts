@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeScripts, error, freshEngine, runOnEngine, status } from './script.ts';
+import { commandScripts, error, freshEngine, status } from '../../support/command-script.ts';
+
+const { describeScripts, runOnEngine } = commandScripts({ placeholder: '$' });
 
 const OK = status('OK');
 const NOT_INTEGER = error('ERR value is not an integer or out of range');

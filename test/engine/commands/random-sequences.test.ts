@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../lib/engine/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
+import { type Expected, normalize } from '../../support/command-script.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 import { createRespClient, type RespClient } from '../../support/resp-client.ts';
-import { type Expected, normalize } from './script.ts';
 
 function createRandom(seed: number) {
   let state = seed >>> 0;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeScripts, error, freshEngine, runOnEngine, status } from './script.ts';
+import { commandScripts, error, freshEngine, status } from '../../support/command-script.ts';
+
+const { describeScripts, runOnEngine } = commandScripts({ placeholder: '$' });
 
 describeScripts('server commands', {
   'PING answers PONG or echoes its argument, ECHO echoes': [

@@ -1,5 +1,7 @@
 import { describe, it } from 'vitest';
-import { describeScripts, error, runOnEngine, status } from './script.ts';
+import { commandScripts, error, status } from '../../support/command-script.ts';
+
+const { describeScripts, runOnEngine } = commandScripts({ placeholder: '$' });
 
 const WRONGTYPE = error('WRONGTYPE Operation against a key holding the wrong kind of value');
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeScripts, error, freshEngine, runOnEngine, status } from './script.ts';
+import { commandScripts, error, freshEngine, status } from '../../support/command-script.ts';
+
+const { describeScripts, runOnEngine } = commandScripts({ placeholder: '$' });
 
 const OK = status('OK');
 const WRONGTYPE = error('WRONGTYPE Operation against a key holding the wrong kind of value');

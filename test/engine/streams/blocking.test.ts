@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../lib/engine/engine.ts';
 import type { Reply } from '../../../lib/engine/reply.ts';
-import { normalize } from '../commands/script.ts';
-import { call, error, freshEngine, OK } from './stream-script.ts';
+import { call, error, freshEngine, normalize, OK } from '../../support/command-script.ts';
 
 /** Starts a blocking call; `settled()` tells whether it has answered yet. */
 function start(engine: Engine, ...argv: string[]) {

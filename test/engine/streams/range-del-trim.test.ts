@@ -1,5 +1,5 @@
 import {
-  describeScripts,
+  commandScripts,
   error,
   fill,
   INVALID_ID,
@@ -11,7 +11,9 @@ import {
   streamFull,
   streamSummary,
   WRONGTYPE,
-} from './stream-script.ts';
+} from '../../support/command-script.ts';
+
+const { describeScripts } = commandScripts({ placeholder: '@', keyTag: 'streamtest' });
 
 const INVALID_START = error('ERR invalid start ID for the interval');
 const INVALID_END = error('ERR invalid end ID for the interval');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   call,
-  describeScripts,
+  commandScripts,
   error,
   fill,
   freshEngine,
@@ -10,9 +10,10 @@ import {
   MAX_ID,
   NOT_INTEGER,
   OK,
-  runSteps,
   WRONGTYPE,
-} from './stream-script.ts';
+} from '../../support/command-script.ts';
+
+const { describeScripts, runSteps } = commandScripts({ placeholder: '@', keyTag: 'streamtest' });
 
 const ARITY = error("ERR wrong number of arguments for 'xadd' command");
 const NOT_GREATER = error('ERR The ID specified in XADD is equal or smaller than the target stream top item');

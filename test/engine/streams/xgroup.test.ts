@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StatusReply } from '../../../lib/engine/reply.ts';
 import {
   call,
-  describeScripts,
+  commandScripts,
   error,
   fill,
   freshEngine,
@@ -11,7 +11,9 @@ import {
   NOT_INTEGER,
   OK,
   WRONGTYPE,
-} from './stream-script.ts';
+} from '../../support/command-script.ts';
+
+const { describeScripts } = commandScripts({ placeholder: '@', keyTag: 'streamtest' });
 
 const NEEDS_KEY = error(
   'ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StatusReply } from '../../../lib/engine/reply.ts';
 import {
   call,
-  describeScripts,
+  commandScripts,
   type Expected,
   error,
   fill,
@@ -14,7 +14,9 @@ import {
   streamFull,
   streamSummary,
   WRONGTYPE,
-} from './stream-script.ts';
+} from '../../support/command-script.ts';
+
+const { describeScripts } = commandScripts({ placeholder: '@', keyTag: 'streamtest' });
 
 const NO_KEY = error('ERR no such key');
 const subSyntax = (sub: string) =>

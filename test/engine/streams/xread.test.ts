@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   call,
-  describeScripts,
+  commandScripts,
   error,
   fill,
   freshEngine,
@@ -11,7 +11,9 @@ import {
   OK,
   SYNTAX,
   WRONGTYPE,
-} from './stream-script.ts';
+} from '../../support/command-script.ts';
+
+const { describeScripts } = commandScripts({ placeholder: '@', keyTag: 'streamtest' });
 
 const e = (id: string, value: string) => [id, ['f', value]];
 const UNBALANCED = error(
