@@ -30,9 +30,35 @@ export const Errors = {
   notInteger: 'ERR value is not an integer or out of range',
   notFloat: 'ERR value is not a valid float',
   arity: (name: string) => `ERR wrong number of arguments for '${name.toLowerCase()}' command`,
-  unknownCommand: (name: string, args: readonly string[]) =>
-    `ERR unknown command '${name}', with args beginning with: ${args.map((a) => `'${a}' `).join('')}`,
+  unknownCommand,
 } as const;
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** The first `bytes` bytes of `text`'s UTF-8 form, as C's `%.*s` prints them. */
+function clip(text: string, bytes: number): string {
+  const encoded = utf8.encode(text);
+  return encoded.length <= bytes ? text : fromUtf8.decode(encoded.subarray(0, bytes));
+}
+
+/**
+ * Redis quotes at most 128 bytes of the name, and arguments only until 128 bytes of quoted text
+ * (quotes and spaces included) are written, cutting the last one to fit; CR and LF become spaces
+ * so the error stays one protocol line.
+ */
+function unknownCommand(name: string, args: readonly string[]): string {
+  let quoted = '';
+  let quotedBytes = 0;
+  for (const arg of args) {
+    if (quotedBytes >= 128) break;
+    const piece = `'${clip(arg, 128 - quotedBytes)}' `;
+    quoted += piece;
+    quotedBytes += utf8.encode(piece).length;
+  }
+  const text = `ERR unknown command '${clip(name, 128)}', with args beginning with: ${quoted}`;
+  return text.replace(/[\r\n]/g, ' ');
+}
 
 /** Throws a RedisError with the given text. */
 export function fail(message: string): never {
