@@ -1,7 +1,7 @@
 /**
  * Every Redis key the queue uses, and nothing else formats one. A queue's keys share the hash tag
- * `{<queue>}` so each script touches one cluster slot; the registry and the sweep cursor are the
- * only keys outside any queue's slot (see docs/queue-design.md).
+ * `{<queue>}`, and the two global keys (the registry and the sweep cursor) share the hash tag
+ * `{registry}`, so every script touches one cluster slot (see docs/queue-design.md).
  */
 
 export interface QueueKeys {
@@ -24,9 +24,9 @@ export interface QueueKeys {
 
 export interface KeySpace {
   queue(name: string): QueueKeys;
-  /** The set of queue names, for listQueues and the sweep. */
+  /** The set of queue names, for listQueues and the sweep (hash tag `{registry}`). */
   registry: string;
-  /** The queue where the last sweep stopped. */
+  /** The queue where the last sweep stopped (hash tag `{registry}`, the registry's slot). */
   sweepCursor: string;
 }
 
@@ -36,8 +36,8 @@ export interface KeySpace {
  */
 export function createKeySpace(prefix = 'q'): KeySpace {
   return {
-    registry: `${prefix}:registry`,
-    sweepCursor: `${prefix}:sweep-cursor`,
+    registry: `${prefix}:{registry}:queues`,
+    sweepCursor: `${prefix}:{registry}:sweep-cursor`,
     queue(name) {
       const base = `${prefix}:{${name}}`;
       return {

@@ -1,8 +1,12 @@
 /**
  * The queue: `createQueueService` binds the Lua scripts to a Redis seam, a clock and the config
  * defaults. Every operation validates its input first (a rejected call touches nothing), then
- * runs one script — one atomic Redis round trip. deleteQueue and sweep also read a queue's group
- * names first, and redrive-all repeats its script until the dead letters are gone.
+ * runs one script — one atomic Redis round trip — and every script touches one cluster slot.
+ * Registration is separate: produce, configure and createGroup report when the queue's config
+ * lacks its `registered` marker, and the service then adds the name to the registry and sets the
+ * marker (two more calls, once per queue). deleteQueue and sweep also read a queue's group names
+ * first and update the registry after, and redrive-all repeats its script until the dead letters
+ * are gone.
  */
 import type { Clock } from '../engine/clock.ts';
 import type { RedisClient, RedisValue } from '../redis/client.ts';
@@ -62,6 +66,27 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   const run = createScriptRunner(options.redis);
   const now = (): string => String(Math.floor(clock.now()));
 
+  /**
+   * Adds the queue to the registry, then marks its config registered; a script reported the marker
+   * missing. Best effort: the operation itself succeeded, and a failure (or a crash) between the
+   * steps leaves the marker unset, so the queue's next produce/configure/createGroup retries.
+   */
+  async function register(queue: string, unregistered: RedisValue | undefined): Promise<void> {
+    if (Number(unregistered) !== 1) return;
+    try {
+      await run(scripts.registryAdd, [space.registry], [queue]);
+      await run(scripts.queueMark, [space.queue(queue).config], []);
+    } catch {
+      // Healed by the next call on this queue.
+    }
+  }
+
+  /** Removes the name from the registry, then clears the marker of a queue re-created meanwhile. */
+  async function unregister(queue: string): Promise<void> {
+    await run(scripts.registryRemove, [space.registry], [queue]);
+    await run(scripts.queueUnmark, [space.queue(queue).config], []);
+  }
+
   async function groupNames(queue: string): Promise<string[]> {
     return (await run(scripts.groups, [space.queue(queue).stream], [])).map(String);
   }
@@ -83,7 +108,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const checked = checkConfigPatch(patch);
       const k = space.queue(queue);
       const args = [queue, ...Object.entries(checked).flatMap(([field, value]) => [field, String(value)])];
-      const stored = await run(scripts.configure, [k.config, space.registry], args);
+      const [unregistered, ...stored] = await run(scripts.configure, [k.config], args);
+      await register(queue, unregistered);
       return configFromStored(stored.map(String), defaults);
     },
 
@@ -94,6 +120,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     },
 
     async listQueues() {
+      // A name can outlive its queue briefly (a delete racing a re-creation); the sweep drops it.
       const [, ...names] = await run(scripts.queues, [space.registry, space.sweepCursor], []);
       return names.map(String).sort();
     },
@@ -102,9 +129,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const k = space.queue(queue);
       const groups = await groupNames(queue);
-      const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config, space.registry];
+      const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config];
       for (const group of groups) keys.push(k.lease(group), k.groupMeta(group));
-      const [existed] = await run(scripts.queueDelete, keys, [queue]);
+      const [existed] = await run(scripts.queueDelete, keys, []);
+      await unregister(queue);
       return Number(existed) === 1;
     },
 
@@ -112,7 +140,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const encoded = encodeMessages(input, limits);
       const k = space.queue(queue);
-      const keys = [k.stream, k.delayed, k.delayedData, k.config, space.registry];
+      const keys = [k.stream, k.delayed, k.delayedData, k.config];
       const args = [queue, now(), ...defaultArgs, String(encoded.length)];
       for (const message of encoded) {
         let dedupIndex = 0;
@@ -122,7 +150,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         args.push(message.body, message.attributes, String(message.delayMs), String(dedupIndex));
       }
-      return (await run(scripts.produce, keys, args)).map(String);
+      const [unregistered, ...ids] = await run(scripts.produce, keys, args);
+      await register(queue, unregistered);
+      return ids.map(String);
     },
 
     async browse(queue, options) {
@@ -143,11 +173,12 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('group', group);
       if (start !== '0' && start !== '$') checkId(start, 'start');
       const k = space.queue(queue);
-      const [created] = await run(
+      const [created, unregistered] = await run(
         scripts.groupCreate,
-        [k.stream, k.config, space.registry],
+        [k.stream, k.config],
         [queue, group, start],
       );
+      await register(queue, unregistered);
       return { created: Number(created) === 1 };
     },
 
@@ -364,20 +395,23 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const [cursor, ...registered] = await run(scripts.queues, [space.registry, space.sweepCursor], []);
       const names = registered.map(String).sort();
       const first = Math.max(0, names.indexOf(String(cursor)));
+      const gone: string[] = [];
+      let resumeAt = '';
       for (let i = 0; i < names.length; i++) {
+        const queue = names[(first + i) % names.length] as string;
         if (budget <= 0 || clock.now() >= deadline) {
           report.complete = false;
+          resumeAt = queue;
           break;
         }
-        const queue = names[(first + i) % names.length] as string;
-        const next = i + 1 < names.length ? (names[(first + i + 1) % names.length] as string) : '';
         const groups = await groupNames(queue);
         const k = space.queue(queue);
-        const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config, space.sweepCursor];
+        const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config];
         for (const group of groups) keys.push(k.lease(group), k.groupMeta(group));
-        const [dead, promoted, refs, removed, trimmed, work, done] = (
-          await run(scripts.sweepQueue, keys, [queue, now(), String(budget), next, ...defaultArgs, ...groups])
-        ).map(Number) as [number, number, number, number, number, number, number];
+        const [dead, promoted, refs, removed, trimmed, work, done, exists] = (
+          await run(scripts.sweepQueue, keys, [queue, now(), String(budget), ...defaultArgs, ...groups])
+        ).map(Number) as [number, number, number, number, number, number, number, number];
+        if (exists !== 1) gone.push(queue);
         report.deadLettered += dead;
         report.promoted += promoted;
         report.deletedReferences += refs;
@@ -386,9 +420,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         budget -= work;
         if (done !== 1) {
           report.complete = false;
+          resumeAt = queue;
           break;
         }
       }
+      // One registry-slot call: where the next sweep starts, and the names of deleted queues.
+      await run(scripts.sweepFinish, [space.registry, space.sweepCursor], [resumeAt, ...gone]);
+      // A queue re-created since it was found gone re-registers on its next call.
+      for (const queue of gone) await run(scripts.queueUnmark, [space.queue(queue).config], []);
       return report;
     },
   };

@@ -29,5 +29,12 @@ it('keeps queues, groups and prefixes apart', () => {
   expect(space.queue('a').lease('g')).not.toBe(space.queue('a').lease('g2'));
   expect(space.queue('a').lease('g')).not.toBe(space.queue('a').groupMeta('g'));
   expect(createKeySpace('other').queue('a').stream).toBe('other:{a}:stream');
-  expect(hashTag(space.registry)).toBeUndefined();
+});
+
+it('puts the global keys in one slot of their own', () => {
+  const space = createKeySpace('q');
+  expect(hashTag(space.registry)).toBe('registry');
+  expect(hashTag(space.sweepCursor)).toBe('registry');
+  expect(space.registry).not.toBe(space.queue('registry').config);
+  expect(space.sweepCursor).not.toBe(space.queue('registry').stream);
 });

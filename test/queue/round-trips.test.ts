@@ -1,4 +1,7 @@
-/** Conformance: every operation is one Redis round trip once its script is cached. */
+/**
+ * Conformance: every operation is one Redis round trip once its script is cached and its queue
+ * registered; registering a new queue costs two more calls, once.
+ */
 import { expect, it } from 'vitest';
 import { onEveryBackend } from './support/suite.ts';
 
@@ -32,7 +35,53 @@ onEveryBackend('round trips', (make) => {
     await queue.sweep();
     calls.length = 0;
     await queue.sweep();
-    // The sweep reads the registry, then per queue its group names and its sweep step.
-    expect(calls.map((c) => c.command)).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    // The registry and cursor, then per queue its group names and its sweep step, then the cursor.
+    expect(calls.map((c) => `${c.command} ${c.name}`)).toEqual([
+      'evalsha queues',
+      'evalsha groups',
+      'evalsha sweepQueue',
+      'evalsha sweepFinish',
+    ]);
+  });
+
+  it('registers a new queue with two extra calls on its first produce only', async () => {
+    const { queue, calls } = make();
+    // Cache every script involved (a fresh engine has none), on another queue.
+    await queue.produce('warm', [{ body: 0 }]);
+    await queue.configure('warm', {});
+    await queue.createGroup('warm', 'g', '0');
+    calls.length = 0;
+    await queue.produce('q', [{ body: 1 }]);
+    expect(calls.map((c) => `${c.command} ${c.name}`)).toEqual([
+      'evalsha produce',
+      'evalsha registryAdd',
+      'evalsha queueMark',
+    ]);
+    calls.length = 0;
+    await queue.produce('q', [{ body: 2 }]);
+    await queue.configure('q', { maxDeliveries: 3 });
+    await queue.createGroup('q', 'g', '0');
+    expect(calls.map((c) => `${c.command} ${c.name}`)).toEqual([
+      'evalsha produce',
+      'evalsha configure',
+      'evalsha groupCreate',
+    ]);
+    expect(await queue.listQueues()).toEqual(['q', 'warm']);
+  });
+
+  it('deletes a queue with its group names, its keys, then its registry entry', async () => {
+    const { queue, calls } = make();
+    await queue.createGroup('q', 'g', '0');
+    await queue.deleteQueue('q');
+    await queue.createGroup('q', 'g', '0');
+    calls.length = 0;
+    expect(await queue.deleteQueue('q')).toBe(true);
+    expect(calls.map((c) => `${c.command} ${c.name}`)).toEqual([
+      'evalsha groups',
+      'evalsha queueDelete',
+      'evalsha registryRemove',
+      'evalsha queueUnmark',
+    ]);
+    expect(await queue.listQueues()).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { createManualClock, type ManualClock } from '../../../lib/engine/clock.t
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { isError } from '../../../lib/engine/reply.ts';
 import { createKeySpace, type KeySpace } from '../../../lib/queue/keys.ts';
+import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
 import type { RedisClient, RedisValue } from '../../../lib/redis/client.ts';
@@ -21,8 +22,10 @@ export interface Harness {
   queue: QueueService;
   clock: ManualClock;
   keys: KeySpace;
-  /** Every script call the service made (EVALSHA and EVAL). */
-  calls: { command: 'evalsha' | 'eval'; name: string }[];
+  /** Every script call the service made (EVALSHA and EVAL), with the KEYS it passed. */
+  calls: { command: 'evalsha' | 'eval'; name: string; keys: readonly string[] }[];
+  /** The recording client the service uses, for wrapping in a test (e.g. to fail one call). */
+  client: RedisClient;
   /** Runs a Lua snippet on the same backend, for setting up foreign data and inspecting keys. */
   raw(source: string, keys: string[], args?: string[]): Promise<RedisValue>;
   /** Another service on the same data (same prefix and clock), e.g. a second worker process. */
@@ -39,7 +42,7 @@ export interface Backend {
   harness(options?: Partial<QueueServiceOptions>): Harness;
 }
 
-/** Counts script calls, so tests can assert one round trip per operation. */
+/** Records script calls and their KEYS, so tests can assert round trips and cluster slots. */
 export function countingClient(
   inner: RedisClient,
   calls: Harness['calls'],
@@ -47,11 +50,11 @@ export function countingClient(
 ): RedisClient {
   return {
     evalsha(sha, keys, args) {
-      calls.push({ command: 'evalsha', name: names.get(sha) ?? sha });
+      calls.push({ command: 'evalsha', name: names.get(sha) ?? sha, keys: [...keys] });
       return inner.evalsha(sha, keys, args);
     },
     eval(source, keys, args) {
-      calls.push({ command: 'eval', name: 'source' });
+      calls.push({ command: 'eval', name: 'source', keys: [...keys] });
       return inner.eval(source, keys, args);
     },
   };
@@ -64,7 +67,7 @@ function makeHarness(
 ): Harness {
   const prefix = `qt-${Math.random().toString(36).slice(2, 10)}`;
   const calls: Harness['calls'] = [];
-  const names = new Map<string, string>();
+  const names = new Map<string, string>(Object.values(scripts).map((script) => [script.sha, script.name]));
   const counting = countingClient(client, calls, names);
   const build = (extra: Partial<QueueServiceOptions> = {}) =>
     createQueueService({ redis: counting, clock, keyPrefix: prefix, ...options, ...extra });
@@ -75,6 +78,7 @@ function makeHarness(
     clock,
     keys,
     calls,
+    client: counting,
     raw: (source, k, args = []) => client.eval(source, k, args),
     another: (extra) => build(extra),
     async cleanup() {

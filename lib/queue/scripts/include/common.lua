@@ -31,15 +31,16 @@ local function load_config(key, first)
   return cfg
 end
 
--- Creates the config record (with a fresh epoch) and registers the queue when it is new.
-local function ensure_queue(config_key, registry_key, queue)
-  if redis.call('EXISTS', config_key) == 1 then
-    return false
+-- Creates the config record (with a fresh epoch) when the queue is new. Returns 1 when the record
+-- lacks the `registered` marker (the service then adds the queue to the registry and sets the
+-- marker, each in its own single-slot call), else 0.
+local function ensure_queue(config_key)
+  if redis.call('EXISTS', config_key) == 0 then
+    local t = redis.call('TIME')
+    redis.call('HSET', config_key, 'epoch', t[1] .. '.' .. t[2])
+    return 1
   end
-  local t = redis.call('TIME')
-  redis.call('HSET', config_key, 'epoch', t[1] .. '.' .. t[2])
-  redis.call('SADD', registry_key, queue)
-  return true
+  return redis.call('HEXISTS', config_key, 'registered') == 1 and 0 or 1
 end
 
 -- The cheapest read that fails with NOGROUP when the stream or the group does not exist.

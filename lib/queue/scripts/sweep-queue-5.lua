@@ -9,15 +9,17 @@
 --   5. trim entries every group has acked (never one some group has not received or acked) that
 --      are older than the retention.
 -- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
--- KEYS[5] config, KEYS[6] sweep cursor, KEYS[7..] each group's lease set and meta (in ARGV order)
--- ARGV[1] queue name, ARGV[2] now, ARGV[3] budget, ARGV[4] next queue name ('' = none),
--- ARGV[5..10] config defaults, ARGV[11..] group names
--- Returns {'ok', deadLettered, promoted, deletedReferences, consumersRemoved, trimmed, work, done}
+-- KEYS[5] config, KEYS[6..] each group's lease set and meta (in ARGV order)
+-- ARGV[1] queue name, ARGV[2] now, ARGV[3] budget, ARGV[4..9] config defaults, ARGV[10..] group names
+-- Returns {'ok', deadLettered, promoted, deletedReferences, consumersRemoved, trimmed, work, done,
+-- exists}: exists is 0 when the queue has no config record (deleted; the service unregisters it).
+-- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
 
 local stream, dlq = KEYS[1], KEYS[2]
 local now, budget = tonumber(ARGV[2]), tonumber(ARGV[3])
-local cfg = load_config(KEYS[5], 5)
+local exists = redis.call('EXISTS', KEYS[5])
+local cfg = load_config(KEYS[5], 4)
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
 local dead, deleted_refs, removed, trimmed = 0, 0, 0, 0
 local work = 0
@@ -38,9 +40,9 @@ if promoted >= budget then
   done = false
 end
 
-for gi = 11, #ARGV do
+for gi = 10, #ARGV do
   local group = ARGV[gi]
-  local lease, meta = KEYS[7 + (gi - 11) * 2], KEYS[8 + (gi - 11) * 2]
+  local lease, meta = KEYS[6 + (gi - 10) * 2], KEYS[7 + (gi - 10) * 2]
   if present[group] and work < budget then
     -- 2. Expired leases, from the score where the last sweep stopped.
     local from = redis.call('HGET', meta, 'sweep:lease') or '-inf'
@@ -169,13 +171,4 @@ end
 if work >= budget then
   done = false
 end
-if done then
-  if ARGV[4] ~= '' then
-    redis.call('SET', KEYS[6], ARGV[4])
-  else
-    redis.call('DEL', KEYS[6])
-  end
-else
-  redis.call('SET', KEYS[6], ARGV[1])
-end
-return { 'ok', dead, promoted, deleted_refs, removed, trimmed, work, done and 1 or 0 }
+return { 'ok', dead, promoted, deleted_refs, removed, trimmed, work, done and 1 or 0, exists }

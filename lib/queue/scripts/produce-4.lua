@@ -1,18 +1,18 @@
 -- produce: appends a batch of messages; delayed ones wait in the delayed set, a dedupId repeated
--- within the window answers the first message's id and adds nothing. Registers a new queue.
--- KEYS[1] stream, KEYS[2] delayed set, KEYS[3] delayed data, KEYS[4] config, KEYS[5] registry,
--- KEYS[6..] one dedup key per message that has a dedupId
+-- within the window answers the first message's id and adds nothing. Creates a new queue's config.
+-- KEYS[1] stream, KEYS[2] delayed set, KEYS[3] delayed data, KEYS[4] config,
+-- KEYS[5..] one dedup key per message that has a dedupId
 -- ARGV[1] queue name, ARGV[2] now (ms), ARGV[3..8] config defaults, ARGV[9] message count,
 -- then per message: body (JSON), attributes (JSON or ''), delayMs, dedup key index in KEYS (0 = none)
--- Returns {'ok', id, ...} in input order (delayed messages answer a 'delayed-<n>' token)
+-- Returns {'ok', unregistered (1/0), id, ...} in input order (delayed messages answer a 'delayed-<n>' token)
 -- @include common
 
 local now = tonumber(ARGV[2])
-ensure_queue(KEYS[4], KEYS[5], ARGV[1])
+local unregistered = ensure_queue(KEYS[4])
 local cfg = load_config(KEYS[4], 3)
 local epoch = redis.call('HGET', KEYS[4], 'epoch') or ''
 local window = cfg.dedupWindowMs
-local out = { 'ok' }
+local out = { 'ok', unregistered }
 for i = 1, tonumber(ARGV[9]) do
   local base = 9 + (i - 1) * 4
   local body, attributes = ARGV[base + 1], ARGV[base + 2]

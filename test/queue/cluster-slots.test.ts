@@ -1,0 +1,90 @@
+/**
+ * Redis Cluster compatibility: every script call the service makes passes KEYS that all map to one
+ * cluster slot, across a full queue lifecycle, and the calls cover every script.
+ */
+import { expect, it } from 'vitest';
+import { scripts } from '../../lib/queue/scripts.generated.ts';
+import { onEveryBackend } from './support/suite.ts';
+
+/** CRC16/XMODEM (poly 0x1021, init 0), the checksum Redis Cluster hashes keys with. */
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The key's slot: the hash tag's content when the key has a non-empty `{...}`, else the whole key. */
+function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  let hashed = key;
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) hashed = key.slice(open + 1, close);
+  }
+  return crc16(new TextEncoder().encode(hashed)) % 16384;
+}
+
+it('computes the slots Redis Cluster documents', () => {
+  expect(crc16(new TextEncoder().encode('123456789'))).toBe(0x31c3);
+  expect(keySlot('foo')).toBe(12182);
+  expect(keySlot('{user1000}.following')).toBe(keySlot('{user1000}.followers'));
+  expect(keySlot('foo{}{bar}')).toBe(crc16(new TextEncoder().encode('foo{}{bar}')) % 16384);
+  expect(keySlot('foo{{bar}}zap')).toBe(keySlot('{bar'));
+  expect(keySlot('foo{bar}{zap}')).toBe(keySlot('bar'));
+});
+
+onEveryBackend('cluster slots', (make) => {
+  it('runs every script on a single slot through a full lifecycle', async () => {
+    const { queue, calls, clock, raw, keys } = make();
+    await queue.configure('q', { visibilityTimeoutMs: 1000, maxDeliveries: 2 });
+    await queue.createGroup('q', 'g', '0');
+    await queue.createGroup('q', 'other', '$');
+    const ids = await queue.produce('q', [
+      { body: 1, dedupId: 'a' },
+      { body: 2, attributes: { k: 'v' } },
+      { body: 3, delayMs: 10 },
+    ]);
+    await queue.produce('q', [{ body: 1, dedupId: 'a' }]);
+    await queue.produce('fresh', [{ body: 'new queue' }]);
+    const got = await queue.consume('q', 'g', 'c', 10);
+    await queue.extend('q', 'g', 'c', [got[0]?.id as string]);
+    await queue.nack('q', 'g', [got[1]?.id as string], 0);
+    await queue.ack('q', 'g', [ids[0] as string]);
+    clock.advance(1500);
+    await queue.reclaim('q', 'g', 'c2', { minIdleMs: 0 });
+    clock.advance(1500);
+    await queue.consume('q', 'g', 'c', 10);
+    clock.advance(1500);
+    await queue.consume('q', 'g', 'c', 10);
+    await queue.pendingSummary('q', 'g');
+    await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 });
+    await queue.browse('q', {});
+    await queue.getConfig('q');
+    await queue.stats('q');
+    const dead = await queue.listDeadLetters('q', {});
+    expect(dead.deadLetters.length).toBeGreaterThan(0);
+    await queue.redrive('q', { ids: [dead.deadLetters[0]?.id as string] });
+    await queue.redrive('q', { all: true });
+    await queue.purgeDeadLetters('q');
+    await queue.listQueues();
+    // A registered name whose queue is gone: the sweep drops it.
+    await raw("return redis.call('SADD', KEYS[1], ARGV[1])", [keys.registry], ['ghost']);
+    await queue.sweep();
+    await queue.sweep({ budget: 1 });
+    await queue.deleteGroup('q', 'other');
+    await queue.deleteQueue('q');
+    await queue.deleteQueue('fresh');
+    expect(await queue.listQueues()).toEqual([]);
+
+    const offenders = calls
+      .filter((call) => new Set(call.keys.map(keySlot)).size !== 1)
+      .map((call) => `${call.name}: ${call.keys.join(' ')}`);
+    expect(offenders).toEqual([]);
+    const used = new Set(calls.map((call) => call.name));
+    expect(Object.keys(scripts).filter((name) => !used.has(name))).toEqual([]);
+  });
+});
