@@ -5,8 +5,6 @@
  * Never put a script that does not end here: the real server is shared.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../../lib/engine/engine.ts';
-import { RedisError } from '../../../lib/engine/reply.ts';
 import { compareScenario, connectServer, createRandom, type Scenario } from '../../support/differential.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 import type { RespClient } from '../../support/resp-client.ts';
@@ -23,11 +21,6 @@ const EVAL = (script: string, keys: readonly string[], ...args: string[]): strin
  * The stream-group commands are landing in the engine separately; until every one the queue
  * scenario uses answers something other than "unknown command", that scenario waits for them.
  */
-const streamGroupsReady = ['XGROUP', 'XREADGROUP', 'XACK', 'XPENDING', 'XINFO'].every((name) => {
-  const reply = createEngine().callSync([name]);
-  return !(reply instanceof RedisError && reply.message.startsWith('ERR unknown command'));
-});
-
 /** A random Lua value literal: numbers (integers and floats), strings, booleans, nil, nested tables. */
 function luaLiteral(random: ReturnType<typeof createRandom>, depth = 0): string {
   const kind = random.int(depth > 2 ? 5 : 8);
@@ -174,41 +167,38 @@ describe.skipIf(!redisAvailable)('scripts answer and change data exactly like Re
       ['ZRANGE', k('z'), '0', '-1', 'WITHSCORES'],
     ]));
 
-  it.skipIf(!streamGroupsReady)(
-    'runs a small queue on a stream with a consumer group to the same replies and state',
-    () =>
-      same((k) => [
-        EVAL(
-          "redis.call('xgroup', 'create', KEYS[1], 'g', '0', 'MKSTREAM') for i = 1, #ARGV do redis.call('xadd', KEYS[1], i .. '-1', 'body', ARGV[i]) end return redis.call('xlen', KEYS[1])",
-          [k('s')],
-          'm1',
-          'm2',
-          'm3',
-        ),
-        EVAL(
-          "local r = redis.call('xreadgroup', 'GROUP', 'g', ARGV[1], 'COUNT', ARGV[2], 'STREAMS', KEYS[1], '>') if not r then return false end return r[1][2]",
-          [k('s')],
-          'worker-1',
-          '2',
-        ),
-        EVAL(
-          "local acked = redis.call('xack', KEYS[1], 'g', ARGV[1]) local p = redis.call('xpending', KEYS[1], 'g') return {acked, p[1], p[2], p[3], p[4]}",
-          [k('s')],
-          '1-1',
-        ),
-        EVAL(
-          "local r = redis.call('xreadgroup', 'GROUP', 'g', 'worker-2', 'COUNT', 10, 'STREAMS', KEYS[1], '>') local none = redis.call('xreadgroup', 'GROUP', 'g', 'worker-2', 'COUNT', 10, 'STREAMS', KEYS[1], '>') return {#r[1][2], tostring(none)}",
-          [k('s')],
-        ),
-        EVAL(
-          "redis.call('xadd', KEYS[1], '9-1', 'body', 'late') return redis.call('xrange', KEYS[1], '-', '+')",
-          [k('s')],
-        ),
-        ['XPENDING', k('s'), 'g', '-', '+', '10'],
-        ['XINFO', 'GROUPS', k('s')],
-        ['XRANGE', k('s'), '-', '+'],
-      ]),
-  );
+  it('runs a small queue on a stream with a consumer group to the same replies and state', () =>
+    same((k) => [
+      EVAL(
+        "redis.call('xgroup', 'create', KEYS[1], 'g', '0', 'MKSTREAM') for i = 1, #ARGV do redis.call('xadd', KEYS[1], i .. '-1', 'body', ARGV[i]) end return redis.call('xlen', KEYS[1])",
+        [k('s')],
+        'm1',
+        'm2',
+        'm3',
+      ),
+      EVAL(
+        "local r = redis.call('xreadgroup', 'GROUP', 'g', ARGV[1], 'COUNT', ARGV[2], 'STREAMS', KEYS[1], '>') if not r then return false end return r[1][2]",
+        [k('s')],
+        'worker-1',
+        '2',
+      ),
+      EVAL(
+        "local acked = redis.call('xack', KEYS[1], 'g', ARGV[1]) local p = redis.call('xpending', KEYS[1], 'g') return {acked, p[1], p[2], p[3], p[4]}",
+        [k('s')],
+        '1-1',
+      ),
+      EVAL(
+        "local r = redis.call('xreadgroup', 'GROUP', 'g', 'worker-2', 'COUNT', 10, 'STREAMS', KEYS[1], '>') local none = redis.call('xreadgroup', 'GROUP', 'g', 'worker-2', 'COUNT', 10, 'STREAMS', KEYS[1], '>') return {#r[1][2], tostring(none)}",
+        [k('s')],
+      ),
+      EVAL(
+        "redis.call('xadd', KEYS[1], '9-1', 'body', 'late') return redis.call('xrange', KEYS[1], '-', '+')",
+        [k('s')],
+      ),
+      ['XPENDING', k('s'), 'g', '-', '+', '10'],
+      ['XINFO', 'GROUPS', k('s')],
+      ['XRANGE', k('s'), '-', '+'],
+    ]));
 
   it('reports script errors with the same texts', () =>
     same((k) => [

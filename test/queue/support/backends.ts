@@ -8,7 +8,6 @@ import { type EngineServer, startEngineServer } from '../../../functions/engine-
 import { createIoredisClient } from '../../../functions/support/ioredis-client.ts';
 import { createManualClock, type ManualClock } from '../../../lib/engine/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
-import { isError } from '../../../lib/engine/reply.ts';
 import { createKeySpace, type KeySpace } from '../../../lib/queue/keys.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
@@ -88,19 +87,10 @@ function makeHarness(
   };
 }
 
-/** The engine backend runs only once streams and EVAL have landed in the engine. */
-async function engineReady(): Promise<string | undefined> {
-  const engine = createEngine();
-  const reply = await engine.call(['EVAL', "return redis.call('XLEN', KEYS[1])", '1', 'probe']);
-  return isError(reply) ? `the engine cannot run stream scripts yet (${reply.message})` : undefined;
-}
-
-const engineSkip = await engineReady();
-
 export const backends: Backend[] = [
   {
     name: 'engine (in-process)',
-    skip: engineSkip,
+    skip: undefined,
     setup: async () => {},
     teardown: async () => {},
     harness(options = {}) {
