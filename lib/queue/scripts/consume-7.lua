@@ -36,13 +36,8 @@ for _, id in ipairs(due) do
   else
     local deliveries = tonumber(row[1][4])
     if deliveries >= max then
-      local fields = entry_fields(stream, id)
-      if fields then
-        dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now)
+      if retire(stream, dlq, lease, meta, group, id, deliveries, now) then
         out[2] = out[2] + 1
-      else
-        redis.call('XACK', stream, group, id)
-        redis.call('ZREM', lease, id)
       end
     else
       local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)

@@ -34,13 +34,9 @@ for _, row in ipairs(rows) do
   local eligible = idle >= min_idle and not (nacked and tonumber(score or 0) > now)
   if eligible then
     if deliveries >= cfg.maxDeliveries then
-      local fields = entry_fields(stream, id)
-      if fields then
-        dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now)
+      if retire(stream, dlq, lease, meta, group, id, deliveries, now) then
         out[3] = out[3] + 1
       else
-        redis.call('XACK', stream, group, id)
-        redis.call('ZREM', lease, id)
         table.insert(out[4], id)
       end
     else

@@ -58,14 +58,9 @@ for gi = 10, #ARGV do
         redis.call('ZREM', lease, id)
         redis.call('HDEL', meta, 'n:' .. id)
       elseif tonumber(row[1][4]) >= max then
-        local fields = entry_fields(stream, id)
-        if fields then
-          dead_letter(stream, dlq, lease, meta, group, id, fields, tonumber(row[1][4]), 'maxDeliveries', now)
+        if retire(stream, dlq, lease, meta, group, id, tonumber(row[1][4]), now) then
           dead = dead + 1
         else
-          redis.call('XACK', stream, group, id)
-          redis.call('ZREM', lease, id)
-          redis.call('HDEL', meta, 'n:' .. id)
           deleted_refs = deleted_refs + 1
         end
       end

@@ -98,6 +98,20 @@ local function entry_fields(stream, id)
   return found[1][2]
 end
 
+-- Ends a message that reached max deliveries: dead-letters it or, when its entry is gone, only
+-- drops the pending reference (and its lease and nack marker). True when it was dead-lettered.
+local function retire(stream, dlq, lease, meta, group, id, deliveries, now)
+  local fields = entry_fields(stream, id)
+  if fields then
+    dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now)
+    return true
+  end
+  redis.call('XACK', stream, group, id)
+  redis.call('ZREM', lease, id)
+  redis.call('HDEL', meta, 'n:' .. id)
+  return false
+end
+
 -- Moves delayed messages that are due into the stream, oldest first, at most `limit` of them.
 local function promote(stream, delayed, data, now, limit)
   if limit <= 0 then
