@@ -12,6 +12,7 @@ import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import { createRestFront } from '../lib/rest-front/app.ts';
 import type { Backend } from '../lib/rest-front/backend.ts';
 import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
+import { closeOnSignals } from './support/close-on-signals.ts';
 import { openDurableEngine } from './support/durable-engine.ts';
 import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
 
@@ -139,14 +140,7 @@ async function main(): Promise<void> {
   console.log(`Upstash-compatible REST front for ${backing}`);
   console.log(`  UPSTASH_REDIS_REST_URL=${server.url}`);
   console.log(`  UPSTASH_REDIS_REST_TOKEN=${server.token}`);
-  const stop = (): void => {
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(server);
 }
 
 /** The Redis URL without its password, fit for a banner. */

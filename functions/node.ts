@@ -16,6 +16,7 @@ import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { createServerEngine } from './engine-server.ts';
+import { closeOnSignals } from './support/close-on-signals.ts';
 import { type DurableEngineHandle, openDurableEngine } from './support/durable-engine.ts';
 
 export const DEFAULT_PORT = 8787;
@@ -173,14 +174,7 @@ async function main(): Promise<void> {
   console.log(
     `    curl -X POST ${server.url}/v1/queues/demo/messages -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"messages":[{"body":{"hello":"world"}}]}'`,
   );
-  const stop = (): void => {
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(server);
 }
 
 // Only when run as a program (`npm start`), never on import.
