@@ -70,20 +70,12 @@ export interface AutoClaimResult {
   readonly deleted: readonly string[];
 }
 
-let taken: PendingEntry | undefined;
-const DELETE = { delete: true } as const;
 /** Reused by the PEL iterators, which otherwise allocate a pair per row. */
 const pair: [IdKey, PendingEntry] = [MIN_KEY, undefined as unknown as PendingEntry];
-const take = (_key: IdKey, pending: PendingEntry) => {
-  taken = pending;
-  return DELETE;
-};
 
 /** Removes `key` from `pel` and returns its record, in one descent of the tree. */
 function takePending(pel: IdMap<PendingEntry>, key: IdKey): PendingEntry | undefined {
-  taken = undefined;
-  pel.editRange(key, key, true, take);
-  return taken;
+  return pel.take(key);
 }
 
 export class ConsumerGroup {
