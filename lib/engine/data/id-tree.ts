@@ -7,7 +7,7 @@
  * always exactly the keys' string order. Deleting never merges nodes: an emptied node leaves its
  * parent, which keeps every separator a lower bound of its subtree.
  */
-import type { IdKey } from './stream-id.ts';
+import { type IdKey, keyHalf } from './stream-id.ts';
 
 const MAX_KEYS = 64;
 const HALF = MAX_KEYS >> 1;
@@ -18,21 +18,10 @@ let qMs = 0;
 let qSeq = 0;
 let qKey: IdKey = '';
 
-/**
- * A 20-digit half as a float64, digit by digit: exact up to 2^53, and above it rounded in a way
- * that never reverses the order of two halves (each step rounds a value that is strictly ordered
- * with its neighbours' by at least 10).
- */
-function half(key: IdKey, from: number): number {
-  let value = 0;
-  for (let i = from; i < from + 20; i++) value = value * 10 + (key.charCodeAt(i) - 48);
-  return value;
-}
-
 function prepare(key: IdKey): void {
   if (key === qKey) return;
-  qMs = half(key, 0);
-  qSeq = half(key, 20);
+  qMs = keyHalf(key, 0);
+  qSeq = keyHalf(key, 20);
   qKey = key;
 }
 

@@ -42,6 +42,17 @@ function trimHalf(half: string): string {
   return i === 0 ? half : half.slice(i);
 }
 
+/**
+ * One 20-digit half of a key (`from` 0 for ms, 20 for seq) as a number, digit by digit without
+ * slicing: exact up to 2^53; above it rounded, but never out of order (each step's exact value
+ * is at least 10 away from any other prefix's) and never below 2^53.
+ */
+export function keyHalf(key: IdKey, from: number): number {
+  let value = 0;
+  for (let i = from; i < from + 20; i++) value = value * 10 + (key.charCodeAt(i) - 48);
+  return value;
+}
+
 /** The id as Redis prints it, `ms-seq`. */
 export function formatKey(key: IdKey): string {
   return `${trimHalf(key.slice(0, 20))}-${trimHalf(key.slice(20))}`;

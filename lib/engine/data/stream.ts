@@ -8,7 +8,17 @@
  */
 import { createIdMap, type IdMap } from './stream-btree.ts';
 import type { ConsumerGroup } from './stream-group.ts';
-import { formatKey, type IdKey, keyOf, keyOfBig, keyParts, MAX_KEY, MIN_KEY, msHalf } from './stream-id.ts';
+import {
+  formatKey,
+  type IdKey,
+  keyHalf,
+  keyOf,
+  keyOfBig,
+  keyParts,
+  MAX_KEY,
+  MIN_KEY,
+  msHalf,
+} from './stream-id.ts';
 import {
   bigIntElementBytes,
   intElementBytes,
@@ -150,8 +160,8 @@ export class Stream {
 
   /** Appends an entry whose id is above `lastKey` (checked by the caller). */
   append(key: IdKey, fields: readonly string[]): StreamEntry {
-    const ms = Number(key.slice(0, 20));
-    const seq = Number(key.slice(20));
+    const ms = keyHalf(key, 0);
+    const seq = keyHalf(key, 20);
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
     const entry: StreamEntry = { key, id: exact ? `${ms}-${seq}` : formatKey(key), fields, deleted: false };
     const fieldCount = fields.length / 2;
@@ -215,7 +225,7 @@ export class Stream {
    * them in its listpack; only a node's byte and slot counts remember them here).
    */
   setLastId(key: IdKey): void {
-    this.setLast(key, Number(key.slice(0, 20)), Number(key.slice(20)));
+    this.setLast(key, keyHalf(key, 0), keyHalf(key, 20));
     for (let node = this.tail; node !== undefined && node.lastKey() > key; node = this.tail) {
       node.entries.pop()!.deleted = true; // already a tombstone; see dropNode
       node.keys.pop();
