@@ -168,6 +168,32 @@ onEveryBackend('lifecycle', (make) => {
     expect((await queue.pendingSummary('q', 'g')).pending).toBe(1);
   });
 
+  it('sweeps and trims exactly when group positions are ids past 2^53, up to the largest id', async () => {
+    const { queue, raw, keys, clock } = make();
+    const stream = keys.queue('q').stream;
+    const [first] = await queue.produce('q', [{ body: 1 }]);
+    // Entries written by another client at ids no Lua number holds exactly.
+    await raw("return redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')", [stream], ['9007199254740993-5']);
+    await raw(
+      "return redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')",
+      [stream],
+      ['13142020195029854291-18446744073709551615'],
+    );
+    await raw("return redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')", [stream], ['13142020195029854292-0']);
+    // `late` has read up to the id whose sequence is the largest possible: only the next entry is left.
+    await queue.createGroup('q', 'late', '13142020195029854291-18446744073709551615');
+    await queue.createGroup('q', 'done', '18446744073709551615-18446744073709551615');
+    clock.advance(1);
+    const report = await queue.sweep();
+    expect(report.trimmed).toBe(3);
+    const left = await raw("return redis.call('XRANGE', KEYS[1], '-', '+')", [stream]);
+    expect(left).toEqual([['13142020195029854292-0', ['f', 'v']]]);
+    expect(first).toMatch(/^\d+-0$/);
+    const [delivered] = await queue.consume('q', 'late', 'c', 10);
+    expect(delivered?.id).toBe('13142020195029854292-0');
+    expect(delivered?.fields).toEqual({ f: 'v' });
+  });
+
   it('resumes a sweep that ran out of budget where it stopped', async () => {
     const { queue, clock } = make();
     for (const name of ['qa', 'qb', 'qc']) {

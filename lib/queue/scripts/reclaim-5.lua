@@ -52,7 +52,7 @@ for _, row in ipairs(rows) do
   end
 end
 if #rows >= count then
-  out[2] = successor(rows[#rows][1])
+  out[2] = successor(rows[#rows][1]) or '0-0'
 end
 for _, id in ipairs(leased) do
   redis.call('ZADD', lease, int(now + vt), id)

@@ -99,7 +99,12 @@ for gi = 10, #ARGV do
       if #rows < slice then
         redis.call('HDEL', meta, 'sweep:pel')
       else
-        redis.call('HSET', meta, 'sweep:pel', successor(rows[#rows][1]))
+        local next_id = successor(rows[#rows][1])
+        if next_id then
+          redis.call('HSET', meta, 'sweep:pel', next_id)
+        else
+          redis.call('HDEL', meta, 'sweep:pel')
+        end
       end
     end
 
@@ -129,6 +134,8 @@ end
 
 -- 5. Trim below the lowest id some group still needs.
 if next(present) ~= nil and work < budget then
+  -- nil while no group needs anything: a group that was delivered the largest possible id and
+  -- holds nothing pending.
   local bound = nil
   for name, info in pairs(present) do
     -- Pending counts from XINFO above are stale once this script has acked or dead-lettered.
@@ -136,12 +143,12 @@ if next(present) ~= nil and work < budget then
     if not need then
       need = successor(info['last-delivered-id'])
     end
-    if not bound or id_less(need, bound) then
+    if need and (not bound or id_less(need, bound)) then
       bound = need
     end
   end
   local limit = budget - work
-  local entries = redis.call('XRANGE', stream, '-', '(' .. bound, 'COUNT', int(limit))
+  local entries = redis.call('XRANGE', stream, '-', bound and ('(' .. bound) or '+', 'COUNT', int(limit))
   local cut = nil
   local young = false
   for _, entry in ipairs(entries) do
