@@ -13,6 +13,7 @@ import {
   connectServer,
   createDiffSession,
   createRandom,
+  randomRunPlan,
   renderCommand,
   renderMismatch,
 } from '../support/differential.ts';
@@ -147,15 +148,7 @@ function createGenerator(random: ReturnType<typeof createRandom>, key: (name: st
 }
 
 /** DIFF_SEED=<n> runs one seed; DIFF_SEED_COUNT=<n> explores seeds 1..n to hunt for new differences. */
-const envSeed = process.env.DIFF_SEED;
-const exploreCount = Number(process.env.DIFF_SEED_COUNT ?? 0);
-const seeds =
-  envSeed !== undefined
-    ? [Number(envSeed)]
-    : exploreCount > 0
-      ? Array.from({ length: exploreCount }, (_, i) => i + 1)
-      : [7, 8];
-const steps = Number(process.env.DIFF_STEPS ?? 2500);
+const { seeds, steps } = randomRunPlan({ defaults: [7, 8], steps: 2500, explore: (i) => [i] });
 
 describe.skipIf(!redisAvailable)('random keyspace command sequences answer exactly like Redis 7.0', () => {
   let server: RespClient;

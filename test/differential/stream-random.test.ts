@@ -15,6 +15,7 @@ import {
   connectServer,
   createDiffSession,
   createRandom,
+  randomRunPlan,
   renderCommand,
   renderMismatch,
 } from '../support/differential.ts';
@@ -275,15 +276,11 @@ function createGenerator(random: Random, key: (name: string) => string, profile:
  * Seeds below 100 run the churn profile, from 100 up the growth profile. DIFF_SEED=<n> runs one
  * seed; DIFF_SEED_COUNT=<n> (n < 100) explores n seeds of each profile, to hunt for new differences.
  */
-const envSeed = process.env.DIFF_SEED;
-const exploreCount = Number(process.env.DIFF_SEED_COUNT ?? 0);
-const seeds =
-  envSeed !== undefined
-    ? [Number(envSeed)]
-    : exploreCount > 0
-      ? Array.from({ length: exploreCount }, (_, i) => [i + 1, i + 1001]).flat()
-      : [1, 2, 3, 4, 101, 102];
-const steps = Number(process.env.DIFF_STEPS ?? 2000);
+const { seeds, steps, replaying } = randomRunPlan({
+  defaults: [1, 2, 3, 4, 101, 102],
+  steps: 2000,
+  explore: (i) => [i, i + 1000],
+});
 
 describe.skipIf(!redisAvailable)('random stream command sequences answer exactly like Redis 7.0', () => {
   let server: RespClient;
@@ -295,7 +292,7 @@ describe.skipIf(!redisAvailable)('random stream command sequences answer exactly
   });
 
   it('runs at least 10,000 commands in total across the seeds', () => {
-    expect(envSeed !== undefined || seeds.length * steps >= 10_000).toBe(true);
+    expect(replaying || seeds.length * steps >= 10_000).toBe(true);
   });
 
   it.each(seeds)('seed %i matches the server step by step', async (seed) => {

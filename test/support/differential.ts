@@ -502,3 +502,24 @@ export async function compareScenario(
   }
   return problems;
 }
+
+/**
+ * The seeds and length of a random differential run. `DIFF_SEED` replays one seed (with
+ * `DIFF_STEPS` for the length); `DIFF_SEED_COUNT=n` explores the seeds `explore(1..n)` gives;
+ * otherwise the suite's own `defaults` run.
+ */
+export function randomRunPlan(options: {
+  defaults: readonly number[];
+  steps: number;
+  explore: (index: number) => readonly number[];
+}): { seeds: number[]; steps: number; replaying: boolean } {
+  const replay = process.env.DIFF_SEED;
+  const exploreCount = Number(process.env.DIFF_SEED_COUNT ?? 0);
+  const seeds =
+    replay !== undefined
+      ? [Number(replay)]
+      : exploreCount > 0
+        ? Array.from({ length: exploreCount }, (_, i) => options.explore(i + 1)).flat()
+        : [...options.defaults];
+  return { seeds, steps: Number(process.env.DIFF_STEPS ?? options.steps), replaying: replay !== undefined };
+}
