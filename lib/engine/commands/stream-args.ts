@@ -6,7 +6,15 @@ import type { CommandContext } from '../command.ts';
 import { parseInt64 } from '../data/numbers.ts';
 import type { Stream, StreamEntry } from '../data/stream.ts';
 import type { ConsumerGroup } from '../data/stream-group.ts';
-import { decrKey, type IdKey, incrKey, type ParsedId, parseId, parseStrictKey } from '../data/stream-id.ts';
+import {
+  decrKey,
+  type IdKey,
+  type IdParseOptions,
+  incrKey,
+  type ParsedId,
+  parseId,
+  parseStrictKey,
+} from '../data/stream-id.ts';
 import { Errors, fail, type Reply } from '../reply.ts';
 
 export const StreamErrors = {
@@ -23,9 +31,11 @@ export function strictIdArg(text: string): IdKey {
   return parseStrictKey(text) ?? fail(StreamErrors.invalidId);
 }
 
+const XADD_ID: IdParseOptions = { strict: true, seqStar: true };
+
 /** XADD's id: strict, and `ms-*` is allowed (then `seqGiven` is false). */
 export function xaddIdArg(text: string): ParsedId {
-  return parseId(text, { strict: true, seqStar: true }) ?? fail(StreamErrors.invalidId);
+  return parseId(text, XADD_ID) ?? fail(StreamErrors.invalidId);
 }
 
 /** A range bound as streamParseIntervalIDOrReply reads it: `(` makes it exclusive. */

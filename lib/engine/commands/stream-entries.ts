@@ -114,8 +114,12 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     fail('ERR The stream has exhausted the last possible ID, unable to add more items');
   }
   let id: IdKey | undefined;
+  let printed: string | undefined;
   if (args.id === undefined) id = stream.nextAutoKey(ctx.now);
-  else if (args.id.seqGiven) id = args.id.key;
+  else if (args.id.seqGiven) {
+    id = args.id.key;
+    printed = args.id.canonical;
+  }
   else {
     // Redis 7.0 fails `ms-*` past the last sequence without setting errno, then words the error
     // from whatever errno holds: EDOM if the last thing to set it was an XADD refusing an id,
@@ -128,7 +132,7 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     errnoOf(ctx).edomAt = strtoullCount();
     fail(NOT_GREATER);
   }
-  const entry = stream.append(id, argv.slice(fieldsStart));
+  const entry = stream.append(id, argv.slice(fieldsStart), printed);
   if (args.trim !== undefined) stream.trim(args.trim);
   ctx.db.touch(key);
   return entry.id;

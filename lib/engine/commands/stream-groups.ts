@@ -159,7 +159,10 @@ function xack(ctx: CommandContext, argv: readonly string[]): Reply {
   const group = getStream(ctx, argv[1]!)?.groups.get(argv[2]!);
   // No key or group: nothing to acknowledge, and the ids are not even parsed.
   if (group === undefined) return 0;
-  return group.ack(argv.slice(3).map(strictIdArg));
+  // Every id is parsed before any is acknowledged: one invalid id fails the whole command.
+  const keys = new Array<IdKey>(argv.length - 3);
+  for (let i = 3; i < argv.length; i++) keys[i - 3] = strictIdArg(argv[i]!);
+  return group.ack(keys);
 }
 
 function pendingRow(pending: PendingEntry, now: number): Reply {

@@ -21,6 +21,8 @@ const NEW_ENTRIES = MAX_KEY;
 
 interface ReadRequest {
   readonly keys: readonly string[];
+  /** Per key: the stream found while parsing (a read looks each key up once). */
+  readonly streams: readonly (Stream | undefined)[];
   /** Per key: the id to read after, or NEW_ENTRIES. */
   readonly ids: readonly IdKey[];
   readonly count: number;
@@ -70,10 +72,13 @@ function parseRead(ctx: CommandContext, argv: readonly string[], withGroup: bool
 
   const half = (argv.length - streamsAt) / 2;
   const keys = argv.slice(streamsAt, streamsAt + half);
-  const ids: IdKey[] = [];
+  // Sized up front: an empty array's first push reserves 17 slots, and this runs per read.
+  const ids = new Array<IdKey>(half);
+  const streams = new Array<Stream | undefined>(half);
   for (let i = 0; i < half; i++) {
     const key = keys[i]!;
     const stream = getStream(ctx, key);
+    streams[i] = stream;
     if (groupName !== undefined && stream?.groups.get(groupName) === undefined) {
       fail(`NOGROUP No such key '${key}' or consumer group '${groupName}' in XREADGROUP with GROUP option`);
     }
@@ -86,20 +91,20 @@ function parseRead(ctx: CommandContext, argv: readonly string[], withGroup: bool
             'just return an empty result set.',
         );
       }
-      ids.push(stream?.lastKey ?? MIN_KEY);
+      ids[i] = stream?.lastKey ?? MIN_KEY;
     } else if (arg === '>') {
       if (!withGroup) {
         fail(
           'ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.',
         );
       }
-      ids.push(NEW_ENTRIES);
+      ids[i] = NEW_ENTRIES;
     } else {
-      ids.push(strictIdArg(arg));
+      ids[i] = strictIdArg(arg);
     }
   }
   const group = groupName === undefined ? undefined : { name: groupName, consumer, noack };
-  return { keys, ids, count, timeout, group };
+  return { keys, streams, ids, count, timeout, group };
 }
 
 function historyReply(rows: readonly HistoryRow[]): Reply {
@@ -132,16 +137,20 @@ function serve(
 
 function read(ctx: CommandContext, argv: readonly string[], withGroup: boolean): Reply | BlockRequest {
   const request = parseRead(ctx, argv, withGroup);
-  const replies: Reply[] = [];
+  const replies = new Array<Reply>(request.keys.length);
+  let served = 0;
   for (let i = 0; i < request.keys.length; i++) {
     const key = request.keys[i]!;
-    const stream = getStream(ctx, key);
+    const stream = request.streams[i];
     if (stream === undefined) continue;
     const group = request.group === undefined ? undefined : stream.groups.get(request.group.name);
-    const served = serve(ctx, request, stream, group, request.ids[i]!);
-    if (served !== undefined) replies.push([key, served]);
+    const rows = serve(ctx, request, stream, group, request.ids[i]!);
+    if (rows !== undefined) replies[served++] = [key, rows];
   }
-  if (replies.length > 0) return replies;
+  if (served > 0) {
+    replies.length = served;
+    return replies;
+  }
   if (request.timeout === -1 || ctx.inMulti || ctx.inScript) return null;
   return blockRequest(request);
 }

@@ -136,6 +136,8 @@ export function parseU64(text: string): string | undefined {
 export interface ParsedId {
   readonly key: IdKey;
   readonly seqGiven: boolean;
+  /** The argument itself when it is already the id as Redis prints it (`12-0`, not `012-0`). */
+  readonly canonical?: string | undefined;
 }
 
 export interface IdParseOptions {
@@ -168,6 +170,13 @@ function plainKey(arg: string): IdKey | undefined {
   return ZERO_PADS[20 - ms.length] + ms + ZERO_PADS[20 - seq.length] + seq;
 }
 
+/** Whether a plain `ms-seq` argument has no leading zeros, so it prints as itself. */
+function isCanonical(arg: string): boolean {
+  if (arg.charCodeAt(0) === 48 && arg.charCodeAt(1) !== 45) return false;
+  const dash = arg.indexOf('-');
+  return arg.charCodeAt(dash + 1) !== 48 || dash + 2 === arg.length;
+}
+
 /** A strict id argument's key (no `-`/`+`, missing sequence 0), or undefined when invalid. */
 export function parseStrictKey(arg: string): IdKey | undefined {
   return plainKey(arg) ?? parseId(arg, { strict: true })?.key;
@@ -176,7 +185,7 @@ export function parseStrictKey(arg: string): IdKey | undefined {
 /** Parses a stream id argument; undefined when Redis would answer "Invalid stream ID". */
 export function parseId(arg: string, options: IdParseOptions): ParsedId | undefined {
   const plain = plainKey(arg);
-  if (plain !== undefined) return { key: plain, seqGiven: true };
+  if (plain !== undefined) return { key: plain, seqGiven: true, canonical: isCanonical(arg) ? arg : undefined };
   if (arg.length > 127 && utf8Length(arg) > 127) return undefined;
   // Redis copies the argument into a C string: everything from a NUL byte on is invisible.
   const nul = arg.indexOf('\0');

@@ -63,7 +63,9 @@ const INT64_TEXT = /^(?:0|-?[1-9][0-9]{0,18})$/;
  * (canonical decimal, no `+`, no leading zeros, no `-0`) is stored as an integer.
  */
 export function stringElementBytes(text: string, byteLength: number): number {
-  if (text.length <= 20 && INT64_TEXT.test(text)) {
+  // Only a digit or '-' can start an integer: most field names and values never reach the regex.
+  const first = text.charCodeAt(0);
+  if (text.length <= 20 && ((first >= 48 && first <= 57) || first === 45) && INT64_TEXT.test(text)) {
     if (text.length < 19) return intElementBytes(Number(text));
     const value = BigInt(text);
     // Nineteen digits are all far past the 32-bit range: in int64 range they take 10 bytes.

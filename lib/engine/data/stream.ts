@@ -95,6 +95,17 @@ class StreamNode {
   }
 }
 
+/** `out` cut to its first `length` elements (it may have been sized for more). */
+function trimmed<T>(out: T[], length: number): T[] {
+  if (out.length !== length) out.length = length;
+  return out;
+}
+
+/** Whether `probe` comes before the first key a seek for `key` stops at (see seekIndex). */
+function before(probe: IdKey, key: IdKey, after: boolean): boolean {
+  return probe === key ? after : probe < key;
+}
+
 /** Index of the first entry with key >= `key` (> when `after`). */
 function seekIndex(keys: readonly IdKey[], key: IdKey, after: boolean): number {
   let lo = 0;
@@ -158,12 +169,16 @@ export class Stream {
     return seq < U64_SPAN - 1n ? keyOfBig(ms, seq + 1n) : undefined;
   }
 
-  /** Appends an entry whose id is above `lastKey` (checked by the caller). */
-  append(key: IdKey, fields: readonly string[]): StreamEntry {
+  /**
+   * Appends an entry whose id is above `lastKey` (checked by the caller). `id`, when the caller
+   * has it, is the id as Redis prints it (saves formatting one per XADD).
+   */
+  append(key: IdKey, fields: readonly string[], id?: string): StreamEntry {
     const ms = keyHalf(key, 0);
     const seq = keyHalf(key, 20);
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
-    const entry: StreamEntry = { key, id: exact ? `${ms}-${seq}` : formatKey(key), fields, deleted: false };
+    const printed = id ?? (exact ? `${ms}-${seq}` : formatKey(key));
+    const entry: StreamEntry = { key, id: printed, fields, deleted: false };
     const fieldCount = fields.length / 2;
     let payload = 0;
     let fieldBytes = 0;
@@ -276,25 +291,41 @@ export class Stream {
    * With `startAfter` the start is exclusive.
    */
   range(start: IdKey, end: IdKey, count: number, startAfter = false): StreamEntry[] {
-    const out: StreamEntry[] = [];
+    // A small COUNT sizes the array up front: an empty array's first push reserves 17 slots.
+    const out: StreamEntry[] = count > 0 && count <= 16 ? new Array<StreamEntry>(count) : [];
+    let found = 0;
     // Readers that keep up start in the tail node: no seek needed.
     const tail = this.tail;
-    let node = tail !== undefined && tail.masterKey <= start ? tail : (this.nodeFor(start) ?? this.head);
-    let index = node === undefined ? 0 : seekIndex(node.keys, start, startAfter);
+    let node: StreamNode | undefined;
+    let index = 0;
+    if (tail !== undefined && tail.masterKey <= start) {
+      node = tail;
+      // A reader that keeps up starts at the last entry or two: look there before a binary search.
+      const keys = tail.keys;
+      const n = keys.length;
+      if (n >= 2 && before(keys[n - 2]!, start, startAfter)) {
+        index = before(keys[n - 1]!, start, startAfter) ? n : n - 1;
+      } else {
+        index = seekIndex(keys, start, startAfter);
+      }
+    } else {
+      node = this.nodeFor(start) ?? this.head;
+      if (node !== undefined) index = seekIndex(node.keys, start, startAfter);
+    }
     while (node !== undefined) {
       const entries = node.entries;
       for (; index < entries.length; index++) {
         const entry = entries[index]!;
         // Tombstones are skipped before the bound is checked, as Redis' iterator does.
         if (entry.deleted) continue;
-        if (entry.key > end) return out;
-        out.push(entry);
-        if (out.length === count) return out;
+        if (entry.key > end) return trimmed(out, found);
+        out[found++] = entry;
+        if (found === count) return out;
       }
       node = node.next;
       index = 0;
     }
-    return out;
+    return trimmed(out, found);
   }
 
   /** Live entries from `end` down to `start` inclusive, at most `count` (0 = all). */
