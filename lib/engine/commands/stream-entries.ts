@@ -1,6 +1,6 @@
 /** Stream entry commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM. */
 import type { CommandContext, CommandSpec } from '../command.ts';
-import { Stream, type TrimRule } from '../data/stream.ts';
+import { type KnownId, Stream, type TrimRule } from '../data/stream.ts';
 import { type IdKey, MAX_KEY, MIN_KEY, type ParsedId, strtoullCount } from '../data/stream-id.ts';
 import { Errors, fail, OK, type Reply } from '../reply.ts';
 import {
@@ -114,13 +114,12 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     fail('ERR The stream has exhausted the last possible ID, unable to add more items');
   }
   let id: IdKey | undefined;
-  let printed: string | undefined;
+  let known: KnownId | undefined;
   if (args.id === undefined) id = stream.nextAutoKey(ctx.now);
   else if (args.id.seqGiven) {
     id = args.id.key;
-    printed = args.id.canonical;
-  }
-  else {
+    known = args.id.plain;
+  } else {
     // Redis 7.0 fails `ms-*` past the last sequence without setting errno, then words the error
     // from whatever errno holds: EDOM if the last thing to set it was an XADD refusing an id,
     // otherwise (strtoull zeroes it when an id takes that path) "Elements are too large".
@@ -132,7 +131,7 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     errnoOf(ctx).edomAt = strtoullCount();
     fail(NOT_GREATER);
   }
-  const entry = stream.append(id, argv.slice(fieldsStart), printed);
+  const entry = stream.append(id, argv.slice(fieldsStart), known);
   if (args.trim !== undefined) stream.trim(args.trim);
   ctx.db.touch(key);
   return entry.id;

@@ -136,9 +136,17 @@ export function parseU64(text: string): string | undefined {
 export interface ParsedId {
   readonly key: IdKey;
   readonly seqGiven: boolean;
-  /** The argument itself when it is already the id as Redis prints it (`12-0`, not `012-0`). */
-  readonly canonical?: string | undefined;
+  /**
+   * For the common `ms-seq` form: the argument itself when it is already the id as Redis prints
+   * it (`12-0`, not `012-0`), and the halves as numbers (as keyHalf reads them), so appending
+   * needs no second pass over the key.
+   */
+  readonly plain?: { readonly canonical: string | undefined; readonly ms: number; readonly seq: number };
 }
+
+/** The halves of the last key plainKey returned, as keyHalf would read them. */
+let plainMs = 0;
+let plainSeq = 0;
 
 export interface IdParseOptions {
   /** Strict parsing rejects `-` and `+`; otherwise they mean 0-0 and the maximum id. */
@@ -157,11 +165,18 @@ function plainKey(arg: string): IdKey | undefined {
   const length = arg.length;
   if (length < 3 || length > 39) return undefined;
   let dash = -1;
+  let msValue = 0;
+  let seqValue = 0;
   for (let i = 0; i < length; i++) {
     const code = arg.charCodeAt(i);
     if (code === 45 && dash < 0) dash = i;
     else if (code < 48 || code > 57) return undefined;
+    else if (dash < 0) msValue = msValue * 10 + (code - 48);
+    else seqValue = seqValue * 10 + (code - 48);
   }
+  // The same digit-by-digit arithmetic as keyHalf (leading zeros add nothing): the same numbers.
+  plainMs = msValue;
+  plainSeq = seqValue;
   if (dash < 1 || dash > 19 || length - dash - 1 > 19 || dash === length - 1) return undefined;
   const ms = arg.slice(0, dash);
   const seq = arg.slice(dash + 1);
@@ -185,7 +200,10 @@ export function parseStrictKey(arg: string): IdKey | undefined {
 /** Parses a stream id argument; undefined when Redis would answer "Invalid stream ID". */
 export function parseId(arg: string, options: IdParseOptions): ParsedId | undefined {
   const plain = plainKey(arg);
-  if (plain !== undefined) return { key: plain, seqGiven: true, canonical: isCanonical(arg) ? arg : undefined };
+  if (plain !== undefined) {
+    const canonical = isCanonical(arg) ? arg : undefined;
+    return { key: plain, seqGiven: true, plain: { canonical, ms: plainMs, seq: plainSeq } };
+  }
   if (arg.length > 127 && utf8Length(arg) > 127) return undefined;
   // Redis copies the argument into a C string: everything from a NUL byte on is invisible.
   const nul = arg.indexOf('\0');

@@ -39,6 +39,13 @@ export interface StreamEntry {
   deleted: boolean;
 }
 
+/** What an XADD argument already told about its key: its halves, and its printed form if canonical. */
+export interface KnownId {
+  readonly canonical: string | undefined;
+  readonly ms: number;
+  readonly seq: number;
+}
+
 /** How XADD/XTRIM trim: to a length, or below an id; `~` only drops whole nodes. */
 export type TrimRule =
   | { readonly strategy: 'maxlen'; readonly maxlen: number; readonly approx: boolean; readonly limit: number }
@@ -170,14 +177,14 @@ export class Stream {
   }
 
   /**
-   * Appends an entry whose id is above `lastKey` (checked by the caller). `id`, when the caller
-   * has it, is the id as Redis prints it (saves formatting one per XADD).
+   * Appends an entry whose id is above `lastKey` (checked by the caller). `known`, when the
+   * caller parsed the id from an argument, saves reading the key's halves and formatting it.
    */
-  append(key: IdKey, fields: readonly string[], id?: string): StreamEntry {
-    const ms = keyHalf(key, 0);
-    const seq = keyHalf(key, 20);
+  append(key: IdKey, fields: readonly string[], known?: KnownId): StreamEntry {
+    const ms = known === undefined ? keyHalf(key, 0) : known.ms;
+    const seq = known === undefined ? keyHalf(key, 20) : known.seq;
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
-    const printed = id ?? (exact ? `${ms}-${seq}` : formatKey(key));
+    const printed = known?.canonical ?? (exact ? `${ms}-${seq}` : formatKey(key));
     const entry: StreamEntry = { key, id: printed, fields, deleted: false };
     const fieldCount = fields.length / 2;
     let payload = 0;
