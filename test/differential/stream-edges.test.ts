@@ -465,4 +465,36 @@ describe.skipIf(!redisAvailable)('stream edge cases answer exactly like Redis 7.
       ['XAUTOCLAIM', k('s'), 'g', 'c', '0', '-', 'COUNT', '1', 'COUNT', '2'],
       ['XAUTOCLAIM', k('s'), 'g', 'c', '0', '-', 'COUNT'],
     ]));
+
+  // The engine answers `XREADGROUP GROUP g c [COUNT n] STREAMS key >` and `XADD key ms-seq ...`
+  // on a fast path that skips the general parse; these shapes and their near misses must still
+  // take Redis' error order.
+  it('answers the worker loop shapes of XREADGROUP and XADD like the general parse', () =>
+    same((k) => [
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', 'x', 'STREAMS', k('s'), '>'],
+      ['XADD', k('str'), '1-0', 'f', 'v'],
+      ['SET', k('plain'), 'v'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', k('plain'), '>'],
+      ['XADD', k('plain'), '1-0', 'f', 'v'],
+      ['XADD', k('s'), '5-0', 'f'],
+      ['XADD', k('s'), '0-0', 'f', 'v'],
+      ['XADD', k('s'), '05-007', 'f', 'v', 'g', 'w'],
+      ['XADD', k('s'), '5-7', 'f', 'v'],
+      ['XADD', k('s'), '5-8', 'f', 'v'],
+      ['XGROUP', 'CREATE', k('s'), 'g', '0'],
+      ['XGROUP', 'CREATE', k('s'), 'COUNT', '0'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '-3', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'group', 'COUNT', '5', 'streams', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '0', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'NOACK', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', k('s'), '0'],
+      ['XREADGROUP', 'GROUP', 'nope', 'c', 'COUNT', '1', 'STREAMS', k('s'), '>'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', k('s'), '$'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', k('s'), k('s'), '>', '>'],
+      ['XPENDING', k('s'), 'g', '-', '+', '10'],
+      ['XPENDING', k('s'), 'COUNT'],
+    ]));
 });

@@ -1,7 +1,14 @@
 /** Stream entry commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM. */
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { type KnownId, Stream, type TrimRule } from '../data/stream.ts';
-import { type IdKey, MAX_KEY, MIN_KEY, type ParsedId, strtoullCount } from '../data/stream-id.ts';
+import {
+  type IdKey,
+  MAX_KEY,
+  MIN_KEY,
+  type ParsedId,
+  parsePlainId,
+  strtoullCount,
+} from '../data/stream-id.ts';
 import { Errors, fail, OK, type Reply } from '../reply.ts';
 import {
   entryReply,
@@ -96,7 +103,13 @@ function errnoOf(ctx: CommandContext): { edomAt: number } {
 
 function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
   const key = argv[1]!;
-  const args = parseAddOrTrim(argv, true);
+  // `XADD key ms-seq field value ...`, the common shape: an id of digits and a dash cannot be an
+  // option, so parseAddOrTrim would take it as the id at once; skip the general parse.
+  const plain = argv.length >= 5 ? parsePlainId(argv[2]!) : undefined;
+  const args: AddTrimArgs =
+    plain === undefined
+      ? parseAddOrTrim(argv, true)
+      : { trim: undefined, noMkStream: false, idIndex: 2, id: plain };
   const fieldsStart = args.idIndex + 1;
   const fieldArgs = argv.length - fieldsStart;
   if (fieldArgs < 2 || fieldArgs % 2 === 1) fail(Errors.arity('xadd'));

@@ -129,10 +129,47 @@ function serve(
     const consumer = group.consumer(request.group.consumer, ctx.now);
     return historyReply(group.readHistory(stream, consumer, after, count, ctx.now));
   }
+  return serveNew(ctx, stream, group, request.group.consumer, count, request.group.noack);
+}
+
+/** A group read of `>`: the entries after the group's last-delivered id, or undefined if none. */
+function serveNew(
+  ctx: CommandContext,
+  stream: Stream,
+  group: ConsumerGroup,
+  consumerName: string,
+  count: number,
+  noack: boolean,
+): Reply | undefined {
   const last = stream.length > 0 ? stream.lastLiveKey() : undefined;
   if (last === undefined || last <= group.lastKey) return undefined;
-  const consumer = group.consumer(request.group.consumer, ctx.now);
-  return group.deliverNew(stream, consumer, count, request.group.noack, ctx.now).map(entryReply);
+  const consumer = group.consumer(consumerName, ctx.now);
+  return group.deliverNew(stream, consumer, count, noack, ctx.now).map(entryReply);
+}
+
+/**
+ * The shape a worker sends in a loop, `XREADGROUP GROUP g c [COUNT n] STREAMS key >`, answered
+ * without building a request: the same checks in the same order as parseRead and read, for
+ * this shape only. Undefined for any other shape.
+ */
+function readGroupNewFast(ctx: CommandContext, argv: readonly string[]): Reply | undefined {
+  const argc = argv.length;
+  if (argv[argc - 1] !== '>' || !isKeyword(argv[1], 'group')) return undefined;
+  let count = 0;
+  if (argc === 9 && isKeyword(argv[4], 'count') && isKeyword(argv[6], 'streams')) {
+    count = Math.max(0, longArg(argv[5]));
+  } else if (argc !== 7 || !isKeyword(argv[4], 'streams')) {
+    return undefined;
+  }
+  const groupName = argv[2]!;
+  const key = argv[argc - 2]!;
+  const stream = getStream(ctx, key);
+  const group = stream?.groups.get(groupName);
+  if (stream === undefined || group === undefined) {
+    fail(`NOGROUP No such key '${key}' or consumer group '${groupName}' in XREADGROUP with GROUP option`);
+  }
+  const rows = serveNew(ctx, stream, group, argv[3]!, count, false);
+  return rows === undefined ? null : [[key, rows]];
 }
 
 function read(ctx: CommandContext, argv: readonly string[], withGroup: boolean): Reply | BlockRequest {
@@ -218,5 +255,13 @@ function blockRequest(request: ReadRequest): BlockRequest {
 
 export const streamReadCommands: readonly CommandSpec[] = [
   { name: 'xread', arity: -4, write: false, handler: (ctx, argv) => read(ctx, argv, false) },
-  { name: 'xreadgroup', arity: -7, write: true, handler: (ctx, argv) => read(ctx, argv, true) },
+  {
+    name: 'xreadgroup',
+    arity: -7,
+    write: true,
+    handler: (ctx, argv) => {
+      const fast = readGroupNewFast(ctx, argv);
+      return fast === undefined ? read(ctx, argv, true) : fast;
+    },
+  },
 ];

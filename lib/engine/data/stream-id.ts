@@ -197,13 +197,18 @@ export function parseStrictKey(arg: string): IdKey | undefined {
   return plainKey(arg) ?? parseId(arg, { strict: true })?.key;
 }
 
+/** The plain `ms-seq` form only (what parseId answers for it), else undefined. */
+export function parsePlainId(arg: string): ParsedId | undefined {
+  const plain = plainKey(arg);
+  if (plain === undefined) return undefined;
+  const canonical = isCanonical(arg) ? arg : undefined;
+  return { key: plain, seqGiven: true, plain: { canonical, ms: plainMs, seq: plainSeq } };
+}
+
 /** Parses a stream id argument; undefined when Redis would answer "Invalid stream ID". */
 export function parseId(arg: string, options: IdParseOptions): ParsedId | undefined {
-  const plain = plainKey(arg);
-  if (plain !== undefined) {
-    const canonical = isCanonical(arg) ? arg : undefined;
-    return { key: plain, seqGiven: true, plain: { canonical, ms: plainMs, seq: plainSeq } };
-  }
+  const plain = parsePlainId(arg);
+  if (plain !== undefined) return plain;
   if (arg.length > 127 && utf8Length(arg) > 127) return undefined;
   // Redis copies the argument into a C string: everything from a NUL byte on is invisible.
   const nul = arg.indexOf('\0');
