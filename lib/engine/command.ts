@@ -64,5 +64,12 @@ export interface CommandSpec {
 }
 
 export function isBlockRequest(value: Reply | BlockRequest): value is BlockRequest {
-  return typeof value === 'object' && value !== null && 'kind' in value && value.kind === 'block';
+  // Most replies are arrays: rule them out before an `in` walks the prototype chain.
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'kind' in value &&
+    value.kind === 'block'
+  );
 }

@@ -65,7 +65,25 @@ export function looseIdArg(text: string): IdKey {
   return parseId(text, { strict: false })?.key ?? fail(StreamErrors.invalidId);
 }
 
-const SHORT_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
+/**
+ * A canonical decimal of at most 15 characters (`0`, or an optional `-` and digits without a
+ * leading zero) as a number, else undefined. Digit by digit: a regex test cost twice as much.
+ */
+function shortInteger(text: string): number | undefined {
+  const length = text.length;
+  if (length === 0 || length > 15) return undefined;
+  const negative = text.charCodeAt(0) === 45;
+  let i = negative ? 1 : 0;
+  if (i === length) return undefined;
+  if (text.charCodeAt(i) === 48) return length === 1 ? 0 : undefined;
+  let value = 0;
+  for (; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+}
 
 /**
  * A keyword test that allocates nothing (commands run per message): `word` is lower-case
@@ -85,7 +103,8 @@ export function isKeyword(arg: string | undefined, word: string): boolean {
  */
 export function longArg(text: string | undefined, message: string = Errors.notInteger): number {
   // Up to 15 digits a double is exact: skip the BigInt round trip on the common path.
-  if (text !== undefined && text.length < 16 && SHORT_INTEGER.test(text)) return Number(text);
+  const short = text === undefined ? undefined : shortInteger(text);
+  if (short !== undefined) return short;
   const value = parseInt64(text ?? '');
   if (value === undefined) fail(message);
   return Number(value);
