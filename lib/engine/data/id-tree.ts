@@ -7,7 +7,7 @@
  * always exactly the keys' string order. Deleting never merges nodes: an emptied node leaves its
  * parent, which keeps every separator a lower bound of its subtree.
  */
-import { type IdKey, keyHalf } from './stream-id.ts';
+import { type IdKey, keyMs, keySeq } from './stream-id.ts';
 
 const MAX_KEYS = 64;
 const HALF = MAX_KEYS >> 1;
@@ -20,8 +20,8 @@ let qKey: IdKey = '';
 
 function prepare(key: IdKey): void {
   if (key === qKey) return;
-  qMs = keyHalf(key, 0);
-  qSeq = keyHalf(key, 20);
+  qMs = keyMs(key);
+  qSeq = keySeq(key);
   qKey = key;
 }
 

@@ -1,71 +1,116 @@
 /**
- * Stream ids: two unsigned 64-bit numbers `ms-seq`. Inside the engine an id is its *key*: both
- * halves as 20-digit zero-padded decimals, 40 characters. Keys are exact up to 2^64-1, compare with
- * plain `<` in id order, and need no BigInt on the hot paths (an argument's digits are just padded).
- * Parsing follows Redis 7.0's streamGenericParseIDOrReply, strtoull oddities included.
+ * Stream ids: two unsigned 64-bit numbers `ms-seq`. Inside the engine an id is its *key*: eight
+ * UTF-16 code units, each half as four big-endian 16-bit digits. Keys are exact up to 2^64-1 and
+ * compare with plain `<` in id order (strings compare code unit by code unit). Eight units are
+ * below V8's threshold for rope strings, so building a key makes one flat string, and the halves
+ * read back as numbers in four steps. Nothing outside this file knows the layout: ids reach
+ * replies only through formatKey. Parsing follows Redis 7.0's streamGenericParseIDOrReply,
+ * strtoull oddities included.
  */
 import { utf8Length } from './stream-listpack.ts';
 
-/** A stream id in sortable form: `ms` and `seq` as 20-digit zero-padded decimals. */
+/** A stream id in sortable form: each half as four big-endian 16-bit code units. */
 export type IdKey = string;
 
-const ZEROS = '00000000000000000000';
-const U64_MAX = '18446744073709551615';
 const U64_MAX_BIG = 18446744073709551615n;
 const U64_SPAN = 18446744073709551616n;
 const INT64_MIN_MAGNITUDE = 9223372036854775808n;
+const SAFE = Number.MAX_SAFE_INTEGER;
+const UNIT = 65_536;
 
-export const MIN_KEY: IdKey = ZEROS + ZEROS;
-export const MAX_KEY: IdKey = U64_MAX + U64_MAX;
+/** One half of a key: 0 and the largest unsigned 64-bit value. */
+const HALF_ZERO = '\u0000\u0000\u0000\u0000';
+const HALF_MAX = '\uffff\uffff\uffff\uffff';
 
-/** ZERO_PADS[n] is n zeros: padding without slicing a new string each time. */
-const ZERO_PADS = Array.from({ length: 21 }, (_, n) => ZEROS.slice(0, n));
+export const MIN_KEY: IdKey = HALF_ZERO + HALF_ZERO;
+export const MAX_KEY: IdKey = HALF_MAX + HALF_MAX;
 
-/** `digits` (1 to 20 decimal digits, no sign) padded to 20. */
-function pad(digits: string): string {
-  return ZERO_PADS[20 - digits.length] + digits;
+/** The four units of a safe integer (below 2^53): exact with doubles. */
+function unitsOf(value: number): [number, number, number, number] {
+  const low = value % UNIT;
+  const rest = (value - low) / UNIT;
+  const second = rest % UNIT;
+  const rest2 = (rest - second) / UNIT;
+  const third = rest2 % UNIT;
+  return [(rest2 - third) / UNIT, third, second, low];
+}
+
+/** One half for a safe integer. */
+function halfOf(value: number): string {
+  const [a, b, c, d] = unitsOf(value);
+  return String.fromCharCode(a, b, c, d);
+}
+
+/** One half for any unsigned 64-bit value. */
+function halfOfBig(value: bigint): string {
+  return String.fromCharCode(
+    Number((value >> 48n) & 0xffffn),
+    Number((value >> 32n) & 0xffffn),
+    Number((value >> 16n) & 0xffffn),
+    Number(value & 0xffffn),
+  );
+}
+
+/** One half for 1 to 20 decimal digits (no sign) of a value below 2^64. */
+function halfOfDigits(digits: string): string {
+  return digits.length <= 15 ? halfOf(Number(digits)) : halfOfBig(BigInt(digits));
 }
 
 /** The key of `ms-seq` for safe integers (both below 2^53). */
 export function keyOf(ms: number, seq: number): IdKey {
-  return pad(String(ms)) + pad(String(seq));
+  const [a, b, c, d] = unitsOf(ms);
+  const [e, f, g, h] = unitsOf(seq);
+  return String.fromCharCode(a, b, c, d, e, f, g, h);
 }
 
 /** The key of `ms-seq` for any unsigned 64-bit values. */
 export function keyOfBig(ms: bigint, seq: bigint): IdKey {
-  return pad(ms.toString()) + pad(seq.toString());
-}
-
-function trimHalf(half: string): string {
-  let i = 0;
-  while (i < 19 && half.charCodeAt(i) === 48) i++;
-  return i === 0 ? half : half.slice(i);
+  return halfOfBig(ms) + halfOfBig(seq);
 }
 
 /**
- * One 20-digit half of a key (`from` 0 for ms, 20 for seq) as a number, digit by digit without
- * slicing: exact up to 2^53; above it rounded, but never out of order (each step's exact value
- * is at least 10 away from any other prefix's) and never below 2^53.
+ * The `ms` half of a key as a number: exact up to 2^53; above it rounded, but never out of order
+ * (multiplying by 2^16 is exact and rounding is monotonic) and never below 2^53.
  */
-export function keyHalf(key: IdKey, from: number): number {
-  let value = 0;
-  for (let i = from; i < from + 20; i++) value = value * 10 + (key.charCodeAt(i) - 48);
-  return value;
+export function keyMs(key: IdKey): number {
+  return (
+    ((key.charCodeAt(0) * UNIT + key.charCodeAt(1)) * UNIT + key.charCodeAt(2)) * UNIT + key.charCodeAt(3)
+  );
 }
 
-/** The id as Redis prints it, `ms-seq`. */
-export function formatKey(key: IdKey): string {
-  return `${trimHalf(key.slice(0, 20))}-${trimHalf(key.slice(20))}`;
-}
-
-/** The `ms` half as a padded string. */
-export function msHalf(key: IdKey): string {
-  return key.slice(0, 20);
+/** The `seq` half of a key as a number, as keyMs. */
+export function keySeq(key: IdKey): number {
+  return (
+    ((key.charCodeAt(4) * UNIT + key.charCodeAt(5)) * UNIT + key.charCodeAt(6)) * UNIT + key.charCodeAt(7)
+  );
 }
 
 /** The key's halves as BigInts. */
 export function keyParts(key: IdKey): [bigint, bigint] {
-  return [BigInt(key.slice(0, 20)), BigInt(key.slice(20))];
+  return [bigHalf(key, 0), bigHalf(key, 4)];
+}
+
+function bigHalf(key: IdKey, from: number): bigint {
+  return (
+    (BigInt(key.charCodeAt(from)) << 48n) |
+    (BigInt(key.charCodeAt(from + 1)) << 32n) |
+    (BigInt(key.charCodeAt(from + 2)) << 16n) |
+    BigInt(key.charCodeAt(from + 3))
+  );
+}
+
+/** The id as Redis prints it, `ms-seq`. */
+export function formatKey(key: IdKey): string {
+  const ms = keyMs(key);
+  const seq = keySeq(key);
+  if (ms <= SAFE && seq <= SAFE) return `${ms}-${seq}`;
+  const [bigMs, bigSeq] = keyParts(key);
+  return `${bigMs}-${bigSeq}`;
+}
+
+/** The `ms` half, comparable with another key's. */
+export function msHalf(key: IdKey): string {
+  return key.slice(0, 4);
 }
 
 /** The next id (streamIncrID), or undefined past the maximum id. */
@@ -113,12 +158,12 @@ const STRTOULL = /^[ \t\n\v\f\r]*([+-]?)([0-9]+)$/;
 /**
  * One half of an id as Redis' string2ull reads it: string2ll first (a negative result is
  * rejected), then strtoull, which skips white space, takes a sign (negating modulo 2^64) and fails
- * on overflow. Returns the value padded to 20 digits, or undefined.
+ * on overflow. Returns the value as a key half, or undefined.
  */
-export function parseU64(text: string): string | undefined {
+function parseU64(text: string): string | undefined {
   if (PLAIN.test(text)) {
     countPlainFallback(text);
-    return pad(text);
+    return halfOfDigits(text);
   }
   if (CANONICAL_NEGATIVE.test(text) && text.length <= 20 && BigInt(text.slice(1)) <= INT64_MIN_MAGNITUDE) {
     return undefined;
@@ -129,7 +174,7 @@ export function parseU64(text: string): string | undefined {
   const magnitude = BigInt(match[2] ?? '');
   if (magnitude > U64_MAX_BIG) return undefined;
   const value = match[1] === '-' ? (U64_SPAN - magnitude) % U64_SPAN : magnitude;
-  return pad(value.toString());
+  return halfOfBig(value);
 }
 
 /** What parsing an id argument produced. `seqGiven` is false only for XADD's `ms-*`. */
@@ -138,13 +183,13 @@ export interface ParsedId {
   readonly seqGiven: boolean;
   /**
    * For the common `ms-seq` form: the argument itself when it is already the id as Redis prints
-   * it (`12-0`, not `012-0`), and the halves as numbers (as keyHalf reads them), so appending
+   * it (`12-0`, not `012-0`), and the halves as numbers (as keyMs and keySeq read them), so appending
    * needs no second pass over the key.
    */
   readonly plain?: { readonly canonical: string | undefined; readonly ms: number; readonly seq: number };
 }
 
-/** The halves of the last key plainKey returned, as keyHalf would read them. */
+/** The halves of the last key plainKey returned, as keyMs and keySeq read them. */
 let plainMs = 0;
 let plainSeq = 0;
 
@@ -174,15 +219,25 @@ function plainKey(arg: string): IdKey | undefined {
     else if (dash < 0) msValue = msValue * 10 + (code - 48);
     else seqValue = seqValue * 10 + (code - 48);
   }
-  // The same digit-by-digit arithmetic as keyHalf (leading zeros add nothing): the same numbers.
-  plainMs = msValue;
-  plainSeq = seqValue;
-  if (dash < 1 || dash > 19 || length - dash - 1 > 19 || dash === length - 1) return undefined;
+  const seqDigits = length - dash - 1;
+  if (dash < 1 || dash > 19 || seqDigits > 19 || seqDigits === 0) return undefined;
+  // Plain digits that string2ll refuses (leading zero, or past INT64_MAX) go on to strtoull.
+  if (dash > 1 && arg.charCodeAt(0) === 48) strtoullRuns++;
+  if (seqDigits > 1 && arg.charCodeAt(dash + 1) === 48) strtoullRuns++;
+  if (dash <= 15 && seqDigits <= 15) {
+    // Up to 15 digits the digit-by-digit sums are exact.
+    plainMs = msValue;
+    plainSeq = seqValue;
+    return keyOf(msValue, seqValue);
+  }
   const ms = arg.slice(0, dash);
   const seq = arg.slice(dash + 1);
-  countPlainFallback(ms);
-  countPlainFallback(seq);
-  return ZERO_PADS[20 - ms.length] + ms + ZERO_PADS[20 - seq.length] + seq;
+  if (ms.length === 19 && ms > INT64_MAX_TEXT) strtoullRuns++;
+  if (seq.length === 19 && seq > INT64_MAX_TEXT) strtoullRuns++;
+  const key = halfOfDigits(ms) + halfOfDigits(seq);
+  plainMs = keyMs(key);
+  plainSeq = keySeq(key);
+  return key;
 }
 
 /** Whether a plain `ms-seq` argument has no leading zeros, so it prints as itself. */
@@ -220,9 +275,9 @@ export function parseId(arg: string, options: IdParseOptions): ParsedId | undefi
   const dash = text.indexOf('-');
   const ms = parseU64(dash < 0 ? text : text.slice(0, dash));
   if (ms === undefined) return undefined;
-  if (dash < 0) return { key: ms + (options.missingSeqMax ? U64_MAX : ZEROS), seqGiven: true };
+  if (dash < 0) return { key: ms + (options.missingSeqMax ? HALF_MAX : HALF_ZERO), seqGiven: true };
   const seqText = text.slice(dash + 1);
-  if (options.seqStar && seqText === '*') return { key: ms + ZEROS, seqGiven: false };
+  if (options.seqStar && seqText === '*') return { key: ms + HALF_ZERO, seqGiven: false };
   const seq = parseU64(seqText);
   return seq === undefined ? undefined : { key: ms + seq, seqGiven: true };
 }

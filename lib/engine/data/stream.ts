@@ -11,10 +11,11 @@ import type { ConsumerGroup } from './stream-group.ts';
 import {
   formatKey,
   type IdKey,
-  keyHalf,
+  keyMs,
   keyOf,
   keyOfBig,
   keyParts,
+  keySeq,
   MAX_KEY,
   MIN_KEY,
   msHalf,
@@ -181,8 +182,8 @@ export class Stream {
    * caller parsed the id from an argument, saves reading the key's halves and formatting it.
    */
   append(key: IdKey, fields: readonly string[], known?: KnownId): StreamEntry {
-    const ms = known === undefined ? keyHalf(key, 0) : known.ms;
-    const seq = known === undefined ? keyHalf(key, 20) : known.seq;
+    const ms = known === undefined ? keyMs(key) : known.ms;
+    const seq = known === undefined ? keySeq(key) : known.seq;
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
     const printed = known?.canonical ?? (exact ? `${ms}-${seq}` : formatKey(key));
     const entry: StreamEntry = { key, id: printed, fields, deleted: false };
@@ -247,7 +248,7 @@ export class Stream {
    * them in its listpack; only a node's byte and slot counts remember them here).
    */
   setLastId(key: IdKey): void {
-    this.setLast(key, keyHalf(key, 0), keyHalf(key, 20));
+    this.setLast(key, keyMs(key), keySeq(key));
     for (let node = this.tail; node !== undefined && node.lastKey() > key; node = this.tail) {
       node.entries.pop()!.deleted = true; // already a tombstone; see dropNode
       node.keys.pop();

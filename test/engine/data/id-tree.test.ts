@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IdTree } from '../../../lib/engine/data/id-tree.ts';
-import { keyHalf, keyOf, keyOfBig, MAX_KEY, MIN_KEY } from '../../../lib/engine/data/stream-id.ts';
+import { keyMs, keyOf, keyOfBig, keySeq, MAX_KEY, MIN_KEY } from '../../../lib/engine/data/stream-id.ts';
 
 /** A small deterministic PRNG so failures reproduce. */
 function rng(seed: number): () => number {
@@ -95,11 +95,11 @@ describe('IdTree', () => {
   });
 });
 
-describe('keyHalf', () => {
+describe('keyMs and keySeq', () => {
   it('is exact up to 2^53 and keeps the order above it', () => {
-    expect(keyHalf(keyOf(1700000000123, 42), 0)).toBe(1700000000123);
-    expect(keyHalf(keyOf(1700000000123, 42), 20)).toBe(42);
-    expect(keyHalf(keyOf(Number.MAX_SAFE_INTEGER, 0), 0)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(keyMs(keyOf(1700000000123, 42))).toBe(1700000000123);
+    expect(keySeq(keyOf(1700000000123, 42))).toBe(42);
+    expect(keyMs(keyOf(Number.MAX_SAFE_INTEGER, 0))).toBe(Number.MAX_SAFE_INTEGER);
     const values = [
       2n ** 53n - 1n,
       2n ** 53n,
@@ -108,7 +108,7 @@ describe('keyHalf', () => {
       2n ** 63n,
       18446744073709551615n,
     ];
-    const halves = values.map((v) => keyHalf(keyOfBig(v, 0n), 0));
+    const halves = values.map((v) => keyMs(keyOfBig(v, 0n)));
     for (let i = 1; i < halves.length; i++) expect(halves[i]!).toBeGreaterThanOrEqual(halves[i - 1]!);
     expect(halves[1]!).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
   });
