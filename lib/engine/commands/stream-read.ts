@@ -147,6 +147,11 @@ function serveNew(
   return group.deliverNew(stream, consumer, count, noack, ctx.now).map(entryReply);
 }
 
+/** isKeyword, answering the two usual spellings by comparison first. */
+function keyword(arg: string | undefined, upper: string, lower: string): boolean {
+  return arg === upper || arg === lower || isKeyword(arg, lower);
+}
+
 /**
  * The shape a worker sends in a loop, `XREADGROUP GROUP g c [COUNT n] STREAMS key >`, answered
  * without building a request: the same checks in the same order as parseRead and read, for
@@ -154,11 +159,11 @@ function serveNew(
  */
 function readGroupNewFast(ctx: CommandContext, argv: readonly string[]): Reply | undefined {
   const argc = argv.length;
-  if (argv[argc - 1] !== '>' || !isKeyword(argv[1], 'group')) return undefined;
+  if (argv[argc - 1] !== '>' || !keyword(argv[1], 'GROUP', 'group')) return undefined;
   let count = 0;
-  if (argc === 9 && isKeyword(argv[4], 'count') && isKeyword(argv[6], 'streams')) {
+  if (argc === 9 && keyword(argv[4], 'COUNT', 'count') && keyword(argv[6], 'STREAMS', 'streams')) {
     count = Math.max(0, longArg(argv[5]));
-  } else if (argc !== 7 || !isKeyword(argv[4], 'streams')) {
+  } else if (argc !== 7 || !keyword(argv[4], 'STREAMS', 'streams')) {
     return undefined;
   }
   const groupName = argv[2]!;
