@@ -16,7 +16,6 @@ const U64_MAX_BIG = 18446744073709551615n;
 const U64_SPAN = 18446744073709551616n;
 const INT64_MIN_MAGNITUDE = 9223372036854775808n;
 const SAFE = Number.MAX_SAFE_INTEGER;
-const UNIT = 65_536;
 
 /** One half of a key: 0 and the largest unsigned 64-bit value. */
 const HALF_ZERO = '\u0000\u0000\u0000\u0000';
@@ -83,16 +82,12 @@ export function keyOfBig(ms: bigint, seq: bigint): IdKey {
  * (multiplying by 2^16 is exact and rounding is monotonic) and never below 2^53.
  */
 export function keyMs(key: IdKey): number {
-  return (
-    ((key.charCodeAt(0) * UNIT + key.charCodeAt(1)) * UNIT + key.charCodeAt(2)) * UNIT + key.charCodeAt(3)
-  );
+  return ((key.charCodeAt(0) * P16 + key.charCodeAt(1)) * P16 + key.charCodeAt(2)) * P16 + key.charCodeAt(3);
 }
 
 /** The `seq` half of a key as a number, as keyMs. */
 export function keySeq(key: IdKey): number {
-  return (
-    ((key.charCodeAt(4) * UNIT + key.charCodeAt(5)) * UNIT + key.charCodeAt(6)) * UNIT + key.charCodeAt(7)
-  );
+  return ((key.charCodeAt(4) * P16 + key.charCodeAt(5)) * P16 + key.charCodeAt(6)) * P16 + key.charCodeAt(7);
 }
 
 /** The key's halves as BigInts. */
