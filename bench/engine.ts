@@ -374,7 +374,10 @@ function perOperationCost(size: number): Record<Operation | Diagnostic, number> 
     call(engine, ['XPENDING', 'q', 'g', inOrder(i), '+', '10']);
   });
   const xclaimInOrder = timePerOp(iterations, (i) => {
-    call(engine, ['XCLAIM', 'q', 'g', i % 2 === 0 ? 'other' : 'holder', '0', inOrder(i)]);
+    // The claimant alternates and flips on every pass over the PEL, so each claim moves the entry
+    // (with a plain i % 2, a small PEL stops moving anything after its first pass).
+    const pass = Math.floor(i / size);
+    call(engine, ['XCLAIM', 'q', 'g', (i + pass) % 2 === 0 ? 'other' : 'holder', '0', inOrder(i)]);
   });
   const pending = call(engine, ['XPENDING', 'q', 'g']);
   if (!Array.isArray(pending) || pending[0] !== size) {
