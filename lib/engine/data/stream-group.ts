@@ -161,7 +161,7 @@ export class ConsumerGroup {
         slot.setTime(now);
         slot.setCount(slot.count() + 1);
       }
-      rows.push({ id: slot.id(), entry });
+      rows.push({ id: slot.value().id, entry });
     } while (own.next());
     return rows;
   }
@@ -280,7 +280,7 @@ export class ConsumerGroup {
       else if (!options.justId) slot.setCount(slot.count() + 1);
       if (!found) this.assign(slot, consumer);
       else if (slot.owner() !== consumer.index) this.reassign(slot, consumer);
-      claimed.push({ id: slot.id(), entry });
+      claimed.push({ id: entry.id, entry });
     }
     return claimed;
   }
@@ -319,7 +319,7 @@ export class ConsumerGroup {
         const entry = liveEntry(stream, slot.value());
         if (entry === undefined) {
           this.release(slot);
-          deleted.push(slot.id());
+          deleted.push(slot.value().id);
           deletedKeys.push(slot.key());
           left--;
           continue;
@@ -329,7 +329,7 @@ export class ConsumerGroup {
         slot.setTime(now);
         if (!justId) slot.setCount(slot.count() + 1);
         if (slot.owner() !== consumer.index) this.reassign(slot, consumer);
-        claimed.push({ id: slot.id(), entry });
+        claimed.push({ id: entry.id, entry });
         left--;
       } while (slot.next());
     }
