@@ -13,7 +13,9 @@
  * string, the value or child, as the kind has them). Few references per slot keep the shifts of
  * an insert or removal cheap: moving a reference costs a write barrier, moving a number does not.
  * Appending at the end of the tree splits the last node unevenly (63 + 1), so a tree built in id
- * order has full leaves and fewer of them.
+ * order has full leaves and fewer of them. A node's used slots may start past index 0: a removal
+ * or insert moves whichever side of it is shorter, so removing the oldest key of a leaf (a queue
+ * acking in delivery order) moves nothing.
  *
  * Leaf kinds: a plain map (key, value); a set (key only: a consumer's PEL); a record tree (a
  * group's PEL), where each slot is a pending record inline: the stream entry as the value (its
@@ -46,8 +48,9 @@ function prepare(key: IdKey): void {
 
 /** Prepares the key of slot `i` of `node` from its halves (the key string is only referenced). */
 function prepareSlot(node: IdNode, i: number): void {
-  qMs = node.num[node.ns * i]!;
-  qSeq = node.num[node.ns * i + 1]!;
+  const at = node.ns * (node.start + i);
+  qMs = node.num[at]!;
+  qSeq = node.num[at + 1]!;
   qKey = node.key(i);
 }
 
@@ -58,6 +61,11 @@ interface Keyed {
 
 abstract class IdNode {
   count = 0;
+  /**
+   * Where slot 0 is in the arrays: slots [start, start + count) are in use. A removal or insert
+   * moves the shorter side, so removing the first key (a FIFO ack, a trim) moves nothing.
+   */
+  start = 0;
   /** Per slot i: ms at ns·i, seq at ns·i + 1, then (record leaves) time, count, owner. */
   readonly num: Float64Array;
   /** Per slot i, from rs·i: the key string unless ko < 0, the value or child unless vo < 0. */
@@ -79,17 +87,17 @@ abstract class IdNode {
 
   key(i: number): IdKey {
     const ko = this.ko;
-    const at = this.rs * i;
+    const at = this.rs * (this.start + i);
     return ko >= 0 ? (this.ref[at + ko] as IdKey) : (this.ref[at] as Keyed).key;
   }
 
   /** The query key compared with key `i`: negative, zero or positive. */
   compareAt(i: number): number {
-    const ns = this.ns;
-    const m = this.num[ns * i]!;
+    const at = this.ns * (this.start + i);
+    const m = this.num[at]!;
     if (qMs !== m) return qMs < m ? -1 : 1;
     if (qMs <= SAFE) {
-      const s = this.num[ns * i + 1]!;
+      const s = this.num[at + 1]!;
       if (qSeq !== s) return qSeq < s ? -1 : 1;
       if (qSeq <= SAFE) return 0;
     }
@@ -111,47 +119,77 @@ abstract class IdNode {
   }
 
   /** Sets slot i's key (and the key string where the node keeps it). */
-  protected setKey(i: number, key: IdKey, ms: number, seq: number): void {
-    if (this.ko >= 0) this.ref[this.rs * i + this.ko] = key;
-    this.num[this.ns * i] = ms;
-    this.num[this.ns * i + 1] = seq;
+  setKey(i: number, key: IdKey, ms: number, seq: number): void {
+    const p = this.start + i;
+    if (this.ko >= 0) this.ref[this.rs * p + this.ko] = key;
+    this.num[this.ns * p] = ms;
+    this.num[this.ns * p + 1] = seq;
   }
 
-  /** Opens slot `i` by moving slots [i, count) one up; count grows by one. */
+  /** Moves `length` physical slots from `from` to `to` (overlapping ranges allowed). */
+  private moveSlots(to: number, from: number, length: number): void {
+    if (length === 0) return;
+    const ns = this.ns;
+    const rs = this.rs;
+    this.num.copyWithin(ns * to, ns * from, ns * (from + length));
+    const ref = this.ref;
+    const shift = rs * (to - from);
+    if (to < from) {
+      for (let j = rs * from, stop = rs * (from + length); j < stop; j++) ref[j + shift] = ref[j];
+    } else {
+      for (let j = rs * (from + length) - 1, stop = rs * from; j >= stop; j--) ref[j + shift] = ref[j];
+    }
+  }
+
+  /** Clears the references of physical slot `p` (so a moved-out value is not kept alive). */
+  private clearSlot(p: number): void {
+    const ref = this.ref;
+    for (let j = this.rs * p, stop = j + this.rs; j < stop; j++) ref[j] = undefined;
+  }
+
+  /** Opens slot `i`, moving the shorter side of it by one; count grows by one. Needs count < 64. */
   protected openSlot(i: number): void {
     const n = this.count;
-    const rs = this.rs;
-    const ns = this.ns;
-    this.num.copyWithin(ns * i + ns, ns * i, ns * n);
-    const ref = this.ref;
-    for (let j = rs * n + rs - 1, stop = rs * i + rs; j >= stop; j--) ref[j] = ref[j - rs];
+    const s = this.start;
+    if (s > 0 && (i < n - i || s + n === MAX_KEYS)) {
+      this.moveSlots(s - 1, s, i);
+      this.start = s - 1;
+    } else {
+      this.moveSlots(s + i + 1, s + i, n - i);
+    }
     this.count = n + 1;
   }
 
-  /** Closes slot `i` by moving slots (i, count) one down; count shrinks by one. */
+  /** Closes slot `i`, moving the shorter side of it by one; count shrinks by one. */
   protected closeSlot(i: number): void {
     const n = this.count;
-    const rs = this.rs;
-    const ns = this.ns;
-    this.num.copyWithin(ns * i, ns * i + ns, ns * n);
-    const ref = this.ref;
-    for (let j = rs * i, stop = rs * (n - 1); j < stop; j++) ref[j] = ref[j + rs];
-    for (let j = rs * (n - 1); j < rs * n; j++) ref[j] = undefined;
+    const s = this.start;
+    if (i < n - 1 - i) {
+      this.moveSlots(s + 1, s, i);
+      this.clearSlot(s);
+      this.start = s + 1;
+    } else {
+      this.moveSlots(s + i, s + i + 1, n - 1 - i);
+      this.clearSlot(s + n - 1);
+    }
     this.count = n - 1;
+    if (n === 1) this.start = 0;
   }
 
-  /** Moves slots [at, count) into the empty node `right`. */
+  /** Moves slots [at, count) into the empty node `right`, to its arrays' start. */
   protected moveUpperInto(right: IdNode, at: number): void {
     const n = this.count;
     const rs = this.rs;
     const ns = this.ns;
-    right.num.set(this.num.subarray(ns * at, ns * n));
+    const s = this.start;
+    right.num.set(this.num.subarray(ns * (s + at), ns * (s + n)));
     const ref = this.ref;
     const rightRef = right.ref;
-    for (let j = rs * at; j < rs * n; j++) {
-      rightRef[j - rs * at] = ref[j];
+    for (let j = rs * (s + at), stop = rs * (s + n), to = 0; j < stop; j++, to++) {
+      rightRef[to] = ref[j];
       ref[j] = undefined;
     }
+    right.start = 0;
     right.count = n - at;
     this.count = at;
   }
@@ -181,12 +219,12 @@ class Leaf<V> extends IdNode {
 
   value(i: number): V {
     const vo = this.vo;
-    return (vo >= 0 ? this.ref[this.rs * i + vo] : undefined) as V;
+    return (vo >= 0 ? this.ref[this.rs * (this.start + i) + vo] : undefined) as V;
   }
 
   setValue(i: number, value: V): void {
     const vo = this.vo;
-    if (vo >= 0) this.ref[this.rs * i + vo] = value;
+    if (vo >= 0) this.ref[this.rs * (this.start + i) + vo] = value;
   }
 
   /** Inserts the prepared query key with `value` at slot `i` (record fields zeroed). */
@@ -195,11 +233,12 @@ class Leaf<V> extends IdNode {
     this.setValue(i, value);
     this.setKey(i, qKey, qMs, qSeq);
     if (this.kind === RECORD_TREE) {
-      this.ref[2 * i + 1] = undefined;
+      const p = this.start + i;
+      this.ref[2 * p + 1] = undefined;
       const num = this.num;
-      num[RNS * i + 2] = 0;
-      num[RNS * i + 3] = 0;
-      num[RNS * i + 4] = 0;
+      num[RNS * p + 2] = 0;
+      num[RNS * p + 3] = 0;
+      num[RNS * p + 4] = 0;
     }
   }
 
@@ -225,7 +264,7 @@ class Inner<V> extends IdNode {
   }
 
   child(i: number): Inner<V> | Leaf<V> {
-    return this.ref[2 * i + 1] as Inner<V> | Leaf<V>;
+    return this.ref[2 * (this.start + i) + 1] as Inner<V> | Leaf<V>;
   }
 
   /** The child to descend into for the query: the last whose separator is <= it (else the first). */
@@ -236,8 +275,9 @@ class Inner<V> extends IdNode {
 
   insertChild(i: number, child: Inner<V> | Leaf<V>): void {
     this.openSlot(i);
-    this.setKey(i, child.key(0), child.num[0]!, child.num[1]!);
-    this.ref[2 * i + 1] = child;
+    const first = child.ns * child.start;
+    this.setKey(i, child.key(0), child.num[first]!, child.num[first + 1]!);
+    this.ref[2 * (this.start + i) + 1] = child;
   }
 
   removeChild(i: number): void {
@@ -291,12 +331,18 @@ export class Cursor<V> {
     return this.leaf.key(this.i);
   }
 
+  /** The slot's physical index in its leaf's arrays. */
+  private slot(): number {
+    return this.leaf.start + this.i;
+  }
+
   /** The id as Redis prints it, from the key's halves (no string read while they are exact). */
   id(): string {
     const leaf = this.leaf;
     const num = leaf.num;
-    const ms = num[leaf.ns * this.i]!;
-    const seq = num[leaf.ns * this.i + 1]!;
+    const at = leaf.ns * (leaf.start + this.i);
+    const ms = num[at]!;
+    const seq = num[at + 1]!;
     return ms <= SAFE && seq <= SAFE ? `${decimal(ms)}-${decimal(seq)}` : formatKey(this.key());
   }
 
@@ -306,41 +352,41 @@ export class Cursor<V> {
 
   /** Record trees only from here on; a new value must have the slot's key. */
   setValue(value: V): void {
-    this.leaf.ref[2 * this.i] = value;
+    this.leaf.ref[2 * this.slot()] = value;
   }
 
   /** The owner's index, as the caller assigned it. */
   owner(): number {
-    return this.leaf.num[RNS * this.i + 4]!;
+    return this.leaf.num[RNS * this.slot() + 4]!;
   }
 
   setOwner(owner: number): void {
-    this.leaf.num[RNS * this.i + 4] = owner;
+    this.leaf.num[RNS * this.slot() + 4] = owner;
   }
 
   /** The leaf of the owner's PEL that held the key when last seen there (see IdTree.seekHinted). */
   hint(): unknown {
-    return this.leaf.ref[2 * this.i + 1];
+    return this.leaf.ref[2 * this.slot() + 1];
   }
 
   setHint(leaf: unknown): void {
-    this.leaf.ref[2 * this.i + 1] = leaf;
+    this.leaf.ref[2 * this.slot() + 1] = leaf;
   }
 
   time(): number {
-    return this.leaf.num[RNS * this.i + 2]!;
+    return this.leaf.num[RNS * this.slot() + 2]!;
   }
 
   setTime(time: number): void {
-    this.leaf.num[RNS * this.i + 2] = time;
+    this.leaf.num[RNS * this.slot() + 2] = time;
   }
 
   count(): number {
-    return this.leaf.num[RNS * this.i + 3]!;
+    return this.leaf.num[RNS * this.slot() + 3]!;
   }
 
   setCount(count: number): void {
-    this.leaf.num[RNS * this.i + 3] = count;
+    this.leaf.num[RNS * this.slot() + 3] = count;
   }
 
   /** Steps to the next slot in key order; false past the last. */
@@ -529,9 +575,7 @@ export class IdTree<V> {
       const parent = pathNodes[level]!;
       const i = pathIndex[level]!;
       if (parent.compareAt(i) >= 0) return;
-      parent.ref[2 * i] = qKey;
-      parent.num[2 * i] = qMs;
-      parent.num[2 * i + 1] = qSeq;
+      parent.setKey(i, qKey, qMs, qSeq);
       if (i !== 0) return;
     }
   }

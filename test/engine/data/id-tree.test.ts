@@ -253,6 +253,60 @@ describe('IdTree record trees and cursors', () => {
     expect(tree.shape().depth).toBe(2);
   });
 
+  it('keeps order when slots move down from the front (FIFO removal) and fill back up', () => {
+    const tree = new IdTree<number>();
+    const ref = new Map<string, number>();
+    const put = (n: number) => {
+      tree.set(keyOf(n, 0), n);
+      ref.set(keyOf(n, 0), n);
+    };
+    const check = () => {
+      const sorted = [...ref.keys()].sort();
+      expect(tree.keysArray()).toEqual(sorted);
+      expect([...tree.values()]).toEqual(sorted.map((k) => ref.get(k)));
+      for (const k of sorted) expect(tree.get(k)).toBe(ref.get(k));
+    };
+    // One leaf: drop the first ten keys, then refill past the arrays' end, so inserts at the end
+    // must move the front side back down, then split.
+    for (let n = 0; n < 60; n++) put(n * 10);
+    for (let n = 0; n < 10; n++) {
+      expect(tree.take(keyOf(n * 10, 0))).toBe(n * 10);
+      ref.delete(keyOf(n * 10, 0));
+    }
+    check();
+    for (let n = 60; n < 70; n++) put(n * 10);
+    put(95);
+    put(605);
+    check();
+    expect(tree.shape()).toEqual({ depth: 0, leaves: 1 });
+    put(1000);
+    put(1010);
+    check();
+    expect(tree.shape().leaves).toBe(2);
+    // A queue: take the oldest, append the newest, and now and then insert or take in the middle.
+    const next = rng(17);
+    let head = 0;
+    let tail = 2000;
+    for (let n = 0; n < 2000; n++) put(n * 10);
+    for (let step = 0; step < 20000; step++) {
+      const oldest = [...ref.keys()].length > 0 ? keyOf(head * 10, 0) : undefined;
+      if (oldest !== undefined && ref.has(oldest)) {
+        expect(tree.take(oldest)).toBe(ref.get(oldest));
+        ref.delete(oldest);
+      }
+      head++;
+      put(tail++ * 10);
+      if (next() < 0.2) put(Math.floor(head + next() * (tail - head)) * 10 + 5);
+      if (next() < 0.2) {
+        const victim = keyOf(Math.floor(head + next() * (tail - head)) * 10, 0);
+        expect(tree.take(victim)).toBe(ref.get(victim));
+        ref.delete(victim);
+      }
+      if (step % 2000 === 0) check();
+    }
+    check();
+  });
+
   it('keeps a set tree of keys only', () => {
     const set = new IdTree<undefined>(SET_TREE);
     const c = new Cursor<undefined>();
