@@ -3,7 +3,7 @@ import type { CommandContext, CommandSpec } from '../command.ts';
 import { compareBytes } from '../data/byte-order.ts';
 import { parseInt64 } from '../data/numbers.ts';
 import { INVALID_ENTRIES_READ, Stream } from '../data/stream.ts';
-import { ConsumerGroup, type PendingEntry } from '../data/stream-group.ts';
+import { ConsumerGroup, type PendingRow } from '../data/stream-group.ts';
 import { formatKey, type IdKey, MIN_KEY, parseId } from '../data/stream-id.ts';
 import { Errors, fail, OK, type Reply } from '../reply.ts';
 import {
@@ -165,7 +165,7 @@ function xack(ctx: CommandContext, argv: readonly string[]): Reply {
   return group.ack(keys);
 }
 
-function pendingRow(pending: PendingEntry, now: number): Reply {
+function pendingRow(pending: PendingRow, now: number): Reply {
   return [pending.id, pending.consumer.name, Math.max(0, now - pending.deliveryTime), pending.deliveryCount];
 }
 
@@ -249,7 +249,7 @@ function xclaim(ctx: CommandContext, argv: readonly string[]): Reply {
     { minIdle, deliveryTime, retryCount, force, justId },
     now,
   );
-  return claimed.map(({ pending, entry }) => (justId ? pending.id : entryReply(entry)));
+  return claimed.map(({ id, entry }) => (justId ? id : entryReply(entry)));
 }
 
 /** COUNT must fit Redis' bound LONG_MAX / 16 (the size of a stream id). */
@@ -282,7 +282,7 @@ function xautoclaim(ctx: CommandContext, argv: readonly string[]): Reply {
     fail('ERR Insufficient memory, failed allocating transient memory, COUNT too high.');
   }
   const result = group.autoClaim(stream, argv[3]!, start, count, minIdle, justId, ctx.now);
-  const claimed = result.claimed.map(({ pending, entry }) => (justId ? pending.id : entryReply(entry)));
+  const claimed = result.claimed.map(({ id, entry }) => (justId ? id : entryReply(entry)));
   return [formatKey(result.next), claimed, [...result.deleted]];
 }
 

@@ -2,7 +2,6 @@
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { compareBytes } from '../data/byte-order.ts';
 import { INVALID_ENTRIES_READ, type Stream } from '../data/stream.ts';
-import type { IdMap } from '../data/stream-btree.ts';
 import type { ConsumerGroup } from '../data/stream-group.ts';
 import { formatKey, MAX_KEY, MIN_KEY } from '../data/stream-id.ts';
 import { fail, type Reply } from '../reply.ts';
@@ -34,16 +33,6 @@ function lagReply(stream: Stream, group: ConsumerGroup): Reply {
   }
   const estimate = stream.estimateEntriesRead(group.lastKey);
   return estimate === INVALID_ENTRIES_READ ? null : stream.entriesAdded - estimate;
-}
-
-/** The first `count` values of a PEL (0 = all), without copying the rest. */
-function firstValues<V>(map: IdMap<V>, count: number): V[] {
-  const values: V[] = [];
-  for (const value of map.values()) {
-    if (count > 0 && values.length === count) break;
-    values.push(value);
-  }
-  return values;
 }
 
 function xinfoStream(ctx: CommandContext, argv: readonly string[]): Reply {
@@ -98,7 +87,7 @@ function xinfoStream(ctx: CommandContext, argv: readonly string[]): Reply {
         'pel-count',
         consumer.pel.size,
         'pending',
-        firstValues(consumer.pel, count).map((p): Reply => [p.id, p.deliveryTime, p.deliveryCount]),
+        group.firstPending(count, consumer).map((p): Reply => [p.id, p.deliveryTime, p.deliveryCount]),
       ],
     );
     return [
@@ -113,9 +102,7 @@ function xinfoStream(ctx: CommandContext, argv: readonly string[]): Reply {
       'pel-count',
       group.pel.size,
       'pending',
-      firstValues(group.pel, count).map(
-        (p): Reply => [p.id, p.consumer.name, p.deliveryTime, p.deliveryCount],
-      ),
+      group.firstPending(count).map((p): Reply => [p.id, p.consumer.name, p.deliveryTime, p.deliveryCount]),
       'consumers',
       consumers,
     ];

@@ -1,46 +1,57 @@
 /**
- * Consumer groups, with Redis 7.0's bookkeeping: a group PEL and one PEL per consumer sharing the
- * same pending-entry records, both ordered maps so acking, claiming and range listings cost
- * O(log N) however long the backlog; the last-delivered id and the entries-read counter that
- * XINFO's lag comes from. The command files parse arguments and shape replies; the state changes
- * live here.
+ * Consumer groups, with Redis 7.0's bookkeeping: a group PEL and one PEL per consumer, both
+ * ordered by id so acking, claiming and range listings cost O(log N) however long the backlog;
+ * the last-delivered id and the entries-read counter that XINFO's lag comes from. The command
+ * files parse arguments and shape replies; the state changes live here.
+ *
+ * A pending record (a NACK in Redis' terms) has no object of its own: it lives in a slot of the
+ * group PEL's leaves (id-tree.ts's record tree): the stream entry it stands for as the slot's
+ * value, its owner (an index into the group's consumer table), its delivery time and count beside
+ * it, and a hint to the leaf of the owner's
+ * PEL holding the same key. A record changes owner or is acked with one descent of the group PEL
+ * (the old owner's PEL is usually reached through the hint), and a range listing reads
+ * consecutive slots instead of one scattered object per row.
  */
+import { Cursor, IdTree, RECORD_TREE, SET_TREE } from './id-tree.ts';
 import type { Stream, StreamEntry } from './stream.ts';
 import { INVALID_ENTRIES_READ } from './stream.ts';
-import { createIdMap, type IdMap } from './stream-btree.ts';
 import { type IdKey, MAX_KEY, MIN_KEY } from './stream-id.ts';
 
-/** A delivered, not yet acknowledged entry (a NACK in Redis' terms). */
-export interface PendingEntry {
-  readonly key: IdKey;
-  readonly id: string;
-  consumer: Consumer;
-  /** When it was last delivered, ms. */
-  deliveryTime: number;
-  deliveryCount: number;
-  /**
-   * The stream entry it stands for, so claims need no O(log N) seek of the stream (on a large
-   * stream, a dozen cache misses). Stream marks every entry it drops as deleted, so while this
-   * one is not deleted it is the stream's live entry for `key`; see liveEntry.
-   */
-  readonly entry: StreamEntry;
+/**
+ * The live stream entry for a pending record, or undefined when it was deleted from the stream.
+ * The record holds the entry it was delivered as, so claims need no O(log N) seek of the stream;
+ * Stream marks every entry it drops as deleted, so while this one is not deleted it is the live
+ * entry for its key.
+ */
+function liveEntry(stream: Stream, entry: StreamEntry): StreamEntry | undefined {
+  // Deleted: an XSETID moved back and an XADD may have reused the id, so ask the stream.
+  return entry.deleted ? stream.get(entry.key) : entry;
 }
 
-/** The live stream entry for a pending record, or undefined when it was deleted from the stream. */
-function liveEntry(stream: Stream, pending: PendingEntry): StreamEntry | undefined {
-  const entry = pending.entry;
-  // Deleted: an XSETID moved back and an XADD may have reused the id, so ask the stream.
-  return entry.deleted ? stream.get(pending.key) : entry;
-}
+/** A consumer's PEL: the keys of its pending records (which live in the group PEL). */
+export type ConsumerPel = IdTree<undefined>;
+/** A group PEL: the pending records, each slot's value the stream entry it stands for. */
+export type GroupPel = IdTree<StreamEntry>;
 
 export class Consumer {
-  readonly pel: IdMap<PendingEntry> = createIdMap();
+  readonly pel: ConsumerPel = new IdTree<undefined>(SET_TREE);
 
   constructor(
     readonly name: string,
     /** Last time the consumer read or claimed (or was created), ms. */
     public seenTime: number,
+    /** Its index in the group's consumer table, which pending records name their owner by. */
+    readonly index: number,
   ) {}
+}
+
+/** One pending record as XPENDING and XINFO list it. */
+export interface PendingRow {
+  readonly id: string;
+  readonly consumer: Consumer;
+  /** When it was last delivered, ms. */
+  readonly deliveryTime: number;
+  readonly deliveryCount: number;
 }
 
 /** A history read's row: the entry, or just the id of a pending entry deleted from the stream. */
@@ -57,9 +68,9 @@ export interface ClaimOptions {
   readonly justId: boolean;
 }
 
-/** A claimed pending record and the stream entry it stands for. */
+/** A claimed pending record's id and the stream entry it stands for. */
 export interface Claimed {
-  readonly pending: PendingEntry;
+  readonly id: string;
   readonly entry: StreamEntry;
 }
 
@@ -70,17 +81,20 @@ export interface AutoClaimResult {
   readonly deleted: readonly string[];
 }
 
-/** Reused by the PEL iterators, which otherwise allocate a pair per row. */
-const pair: [IdKey, PendingEntry] = [MIN_KEY, undefined as unknown as PendingEntry];
+/** Cursors reused by every group (the engine runs one command at a time). */
+const groupSlot = new Cursor<StreamEntry>();
+const ownerSlot = new Cursor<undefined>();
 
-/** Removes `key` from `pel` and returns its record, in one descent of the tree. */
-function takePending(pel: IdMap<PendingEntry>, key: IdKey): PendingEntry | undefined {
-  return pel.take(key);
+function lost(): never {
+  throw new Error('PEL: a consumer PEL and the group PEL disagree');
 }
 
 export class ConsumerGroup {
-  readonly pel: IdMap<PendingEntry> = createIdMap();
+  readonly pel: GroupPel = new IdTree<StreamEntry>(RECORD_TREE);
   readonly consumers = new Map<string, Consumer>();
+  /** Consumers by index; a deleted consumer's index is reused. */
+  private readonly owners: (Consumer | undefined)[] = [];
+  private readonly freeIndexes: number[] = [];
 
   constructor(
     /** Last delivered id. */
@@ -93,7 +107,9 @@ export class ConsumerGroup {
   consumer(name: string, now: number): Consumer {
     let consumer = this.consumers.get(name);
     if (consumer === undefined) {
-      consumer = new Consumer(name, now);
+      const index = this.freeIndexes.pop() ?? this.owners.length;
+      consumer = new Consumer(name, now, index);
+      this.owners[index] = consumer;
       this.consumers.set(name, consumer);
     } else {
       consumer.seenTime = now;
@@ -116,24 +132,14 @@ export class ConsumerGroup {
       }
       this.lastKey = entry.key;
       if (noack) continue;
-      const pending: PendingEntry = {
-        key: entry.key,
-        id: entry.id,
-        consumer,
-        deliveryTime: now,
-        deliveryCount: 1,
-        entry,
-      };
-      if (this.pel.set(entry.key, pending, false)) {
-        consumer.pel.set(entry.key, pending);
-        continue;
+      const slot = groupSlot;
+      if (!this.pel.insert(entry.key, entry, slot)) {
+        slot.setValue(entry);
+        this.release(slot);
       }
-      const existing = this.pel.get(entry.key)!;
-      existing.consumer.pel.delete(entry.key);
-      existing.consumer = consumer;
-      existing.deliveryTime = now;
-      existing.deliveryCount = 1;
-      consumer.pel.set(entry.key, existing);
+      slot.setTime(now);
+      slot.setCount(1);
+      this.assign(slot, consumer);
     }
     return entries;
   }
@@ -144,26 +150,29 @@ export class ConsumerGroup {
    */
   readHistory(stream: Stream, consumer: Consumer, after: IdKey, count: number, now: number): HistoryRow[] {
     const rows: HistoryRow[] = [];
-    for (const [key, pending] of consumer.pel.entries(after)) {
-      if (key === after) continue;
+    const own = ownerSlot;
+    const slot = groupSlot;
+    if (!consumer.pel.seekFrom(after, own, true)) return rows;
+    do {
       if (count > 0 && rows.length === count) break;
-      const entry = liveEntry(stream, pending);
+      if (!this.pel.seekKeyOf(own, slot)) lost();
+      const entry = liveEntry(stream, slot.value());
       if (entry !== undefined) {
-        pending.deliveryTime = now;
-        pending.deliveryCount++;
+        slot.setTime(now);
+        slot.setCount(slot.count() + 1);
       }
-      rows.push({ id: pending.id, entry });
-    }
+      rows.push({ id: slot.value().id, entry });
+    } while (own.next());
     return rows;
   }
 
   /** XACK: drops each id from the PELs; returns how many were pending. */
   ack(keys: readonly IdKey[]): number {
     let acked = 0;
+    const slot = groupSlot;
     for (const key of keys) {
-      const pending = takePending(this.pel, key);
-      if (pending === undefined) continue;
-      pending.consumer.pel.delete(key);
+      if (!this.pel.seek(key, slot)) continue;
+      this.drop(slot);
       acked++;
     }
     return acked;
@@ -176,6 +185,8 @@ export class ConsumerGroup {
     const pending = consumer.pel.size;
     for (const key of consumer.pel.keys()) this.pel.delete(key);
     this.consumers.delete(name);
+    this.owners[consumer.index] = undefined;
+    this.freeIndexes.push(consumer.index);
     return pending;
   }
 
@@ -187,17 +198,53 @@ export class ConsumerGroup {
     minIdle: number,
     now: number,
     consumer?: Consumer,
-  ): PendingEntry[] {
-    const rows: PendingEntry[] = [];
-    if (count <= 0) return rows;
-    // An iterator descends the tree once; forRange binary-searches every level for `end` too,
-    // which on a large PEL doubles the cache misses of the descent.
-    for (const [key, pending] of (consumer ?? this).pel.entries(start, pair)) {
-      if (key > end) break;
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
-      rows.push(pending);
-      if (rows.length === count) break;
+  ): PendingRow[] {
+    if (count <= 0) return [];
+    return this.rows(start, end, count, minIdle, now, consumer);
+  }
+
+  /** The first `count` pending records (0 = all), of one consumer if given: XINFO STREAM FULL. */
+  firstPending(count: number, consumer?: Consumer): PendingRow[] {
+    return this.rows(MIN_KEY, MAX_KEY, count, 0, 0, consumer);
+  }
+
+  /** Records from `start` to `end`, at most `limit` (0 = all), idle >= minIdle. */
+  private rows(
+    start: IdKey,
+    end: IdKey,
+    limit: number,
+    minIdle: number,
+    now: number,
+    consumer: Consumer | undefined,
+  ): PendingRow[] {
+    const rows: PendingRow[] = [];
+    const slot = groupSlot;
+    if (consumer === undefined) {
+      if (!this.pel.seekFrom(start, slot, false)) return rows;
+      do {
+        if (slot.isAbove(end)) break;
+        const time = slot.time();
+        if (minIdle !== 0 && now - time < minIdle) continue;
+        rows.push({
+          id: slot.id(),
+          consumer: this.ownerOf(slot),
+          deliveryTime: time,
+          deliveryCount: slot.count(),
+        });
+        if (rows.length === limit) break;
+      } while (slot.next());
+      return rows;
     }
+    const own = ownerSlot;
+    if (!consumer.pel.seekFrom(start, own, false)) return rows;
+    do {
+      if (own.isAbove(end)) break;
+      if (!this.pel.seekKeyOf(own, slot)) lost();
+      const time = slot.time();
+      if (minIdle !== 0 && now - time < minIdle) continue;
+      rows.push({ id: slot.id(), consumer, deliveryTime: time, deliveryCount: slot.count() });
+      if (rows.length === limit) break;
+    } while (own.next());
     return rows;
   }
 
@@ -209,33 +256,31 @@ export class ConsumerGroup {
   claim(stream: Stream, name: string, keys: readonly IdKey[], options: ClaimOptions, now: number): Claimed[] {
     const claimed: Claimed[] = [];
     let consumer: Consumer | undefined;
+    const slot = groupSlot;
     for (const key of keys) {
-      let pending = this.pel.get(key);
-      const entry = pending === undefined ? stream.get(key) : liveEntry(stream, pending);
+      const found = this.pel.seek(key, slot);
+      const entry = found ? liveEntry(stream, slot.value()) : stream.get(key);
       if (entry === undefined) {
-        if (pending !== undefined) {
-          this.pel.delete(key);
-          pending.consumer.pel.delete(key);
-        }
+        if (found) this.drop(slot);
         continue;
       }
-      let owned = true;
-      if (pending === undefined) {
+      if (!found) {
         if (!options.force) continue;
         consumer ??= this.consumer(name, now);
+        this.pel.insert(key, entry, slot);
         // streamCreateNACK starts the count at 1, so FORCE without JUSTID answers with 2.
-        pending = { key, id: entry.id, consumer, deliveryTime: now, deliveryCount: 1, entry };
-        this.pel.set(key, pending);
-        owned = false;
-      } else if (options.minIdle !== 0 && now - pending.deliveryTime < options.minIdle) {
+        slot.setCount(1);
+      } else if (options.minIdle !== 0 && now - slot.time() < options.minIdle) {
         continue;
+      } else {
+        consumer ??= this.consumer(name, now);
       }
-      consumer ??= this.consumer(name, now);
-      pending.deliveryTime = options.deliveryTime;
-      if (options.retryCount >= 0) pending.deliveryCount = options.retryCount;
-      else if (!options.justId) pending.deliveryCount++;
-      this.moveTo(pending, consumer, owned);
-      claimed.push({ pending, entry });
+      slot.setTime(options.deliveryTime);
+      if (options.retryCount >= 0) slot.setCount(options.retryCount);
+      else if (!options.justId) slot.setCount(slot.count() + 1);
+      if (!found) this.assign(slot, consumer);
+      else if (slot.owner() !== consumer.index) this.reassign(slot, consumer);
+      claimed.push({ id: entry.id, entry });
     }
     return claimed;
   }
@@ -261,40 +306,73 @@ export class ConsumerGroup {
     let left = count;
     let next = MIN_KEY;
     const deletedKeys: IdKey[] = [];
-    // One read-only walk of the PEL; records of deleted entries leave the group PEL after it.
-    // (editRange up to MAX_KEY would, on the way out, check every child right of the start at
-    // each level for merging: dozens of cache misses per call on a large PEL.)
-    for (const [key, pending] of this.pel.entries(start, pair)) {
-      if (attempts === 0 || left === 0) {
-        next = key;
-        break;
-      }
-      attempts--;
-      const entry = liveEntry(stream, pending);
-      if (entry === undefined) {
-        pending.consumer.pel.delete(key);
-        deleted.push(pending.id);
-        deletedKeys.push(key);
+    const slot = groupSlot;
+    // One walk of the group PEL, which only the owners' PELs change under; records of deleted
+    // entries leave the group PEL after it.
+    if (this.pel.seekFrom(start, slot, false)) {
+      do {
+        if (attempts === 0 || left === 0) {
+          next = slot.key();
+          break;
+        }
+        attempts--;
+        const entry = liveEntry(stream, slot.value());
+        if (entry === undefined) {
+          this.release(slot);
+          deleted.push(slot.value().id);
+          deletedKeys.push(slot.key());
+          left--;
+          continue;
+        }
+        if (minIdle !== 0 && now - slot.time() < minIdle) continue;
+        consumer ??= this.consumer(name, now);
+        slot.setTime(now);
+        if (!justId) slot.setCount(slot.count() + 1);
+        if (slot.owner() !== consumer.index) this.reassign(slot, consumer);
+        claimed.push({ id: entry.id, entry });
         left--;
-        continue;
-      }
-      if (minIdle !== 0 && now - pending.deliveryTime < minIdle) continue;
-      consumer ??= this.consumer(name, now);
-      pending.deliveryTime = now;
-      if (!justId) pending.deliveryCount++;
-      this.moveTo(pending, consumer, true);
-      claimed.push({ pending, entry });
-      left--;
+      } while (slot.next());
     }
     for (const key of deletedKeys) this.pel.delete(key);
     return { next, claimed, deleted };
   }
 
-  /** Hands a pending record to `consumer`; `owned` when it is still in its old owner's PEL. */
-  private moveTo(pending: PendingEntry, consumer: Consumer, owned: boolean): void {
-    if (owned && pending.consumer === consumer) return;
-    if (owned) pending.consumer.pel.delete(pending.key);
-    pending.consumer = consumer;
-    consumer.pel.set(pending.key, pending);
+  /** The owner of the record at `slot`. */
+  private ownerOf(slot: Cursor<StreamEntry>): Consumer {
+    return this.owners[slot.owner()] ?? lost();
+  }
+
+  /** Removes the record at `slot` from both PELs. */
+  private drop(slot: Cursor<StreamEntry>): void {
+    const owner = this.ownerOf(slot);
+    const own = this.ownerSlotOf(slot);
+    this.pel.removeAt(slot);
+    owner.pel.removeAt(own);
+  }
+
+  /** The slot of the record at `slot` in its owner's PEL, found through the hint when it holds. */
+  private ownerSlotOf(slot: Cursor<StreamEntry>): Cursor<undefined> {
+    const own = ownerSlot;
+    if (!this.ownerOf(slot).pel.seekHinted(slot.hint(), slot, own)) lost();
+    return own;
+  }
+
+  /** Takes the record at `slot` out of its owner's PEL (the group PEL keeps it). */
+  private release(slot: Cursor<StreamEntry>): void {
+    this.ownerOf(slot).pel.removeAt(this.ownerSlotOf(slot));
+  }
+
+  /** Gives the record at `slot`, in no consumer's PEL, to `consumer`. */
+  private assign(slot: Cursor<StreamEntry>, consumer: Consumer): void {
+    const own = ownerSlot;
+    slot.setOwner(consumer.index);
+    consumer.pel.insertKeyOf(slot, undefined, own);
+    slot.setHint(own.leaf);
+  }
+
+  /** Moves the record at `slot` from its owner's PEL to `consumer`'s. */
+  private reassign(slot: Cursor<StreamEntry>, consumer: Consumer): void {
+    this.release(slot);
+    this.assign(slot, consumer);
   }
 }
