@@ -26,7 +26,7 @@
  * without a descent while that leaf (or, after one split, the next) still holds it, and with one
  * O(log N) descent otherwise.
  */
-import { formatKey, type IdKey, keyMs, keySeq } from './stream-id.ts';
+import { decimal, formatKey, type IdKey, keyMs, keySeq } from './stream-id.ts';
 
 const MAX_KEYS = 64;
 const HALF = MAX_KEYS >> 1;
@@ -299,28 +299,6 @@ const pathIndex: number[] = [];
 
 /** Where a fresh cursor points: an empty leaf. */
 const PLACEHOLDER = new Leaf<unknown>(PLAIN_TREE);
-
-const ZERO_PADS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000'];
-
-/**
- * A safe integer in decimal. V8 formats a small integer fast (and caches it), but a larger one,
- * such as a millisecond timestamp, as a double: about 3x the cost of two small halves.
- */
-export function decimal(n: number): string {
-  if (n <= 0x7fffffff) return `${n}`;
-  let high = Math.floor(n / 1e8);
-  let low = n - high * 1e8;
-  // The division may round up to the next multiple (or, in principle, down).
-  if (low < 0) {
-    high--;
-    low += 1e8;
-  } else if (low >= 1e8) {
-    high++;
-    low -= 1e8;
-  }
-  const digits = `${low}`;
-  return `${high}${ZERO_PADS[8 - digits.length]}${digits}`;
-}
 
 /** A slot of a tree: where a seek or insert left off. Reused, not allocated per row. */
 export class Cursor<V> {

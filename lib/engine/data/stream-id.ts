@@ -104,11 +104,33 @@ function bigHalf(key: IdKey, from: number): bigint {
   );
 }
 
+const ZERO_PADS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000'];
+
+/**
+ * A safe integer in decimal. V8 formats a small integer fast (and caches it), but a larger one,
+ * such as a millisecond timestamp, as a double: about 3x the cost of two small halves.
+ */
+export function decimal(n: number): string {
+  if (n <= 0x7fffffff) return `${n}`;
+  let high = Math.floor(n / 1e8);
+  let low = n - high * 1e8;
+  // The division may round up to the next multiple (or, in principle, down).
+  if (low < 0) {
+    high--;
+    low += 1e8;
+  } else if (low >= 1e8) {
+    high++;
+    low -= 1e8;
+  }
+  const digits = `${low}`;
+  return `${high}${ZERO_PADS[8 - digits.length]}${digits}`;
+}
+
 /** The id as Redis prints it, `ms-seq`. */
 export function formatKey(key: IdKey): string {
   const ms = keyMs(key);
   const seq = keySeq(key);
-  if (ms <= SAFE && seq <= SAFE) return `${ms}-${seq}`;
+  if (ms <= SAFE && seq <= SAFE) return `${decimal(ms)}-${decimal(seq)}`;
   const [bigMs, bigSeq] = keyParts(key);
   return `${bigMs}-${bigSeq}`;
 }

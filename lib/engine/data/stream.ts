@@ -9,6 +9,7 @@
 import { createIdMap, type IdMap } from './stream-btree.ts';
 import type { ConsumerGroup } from './stream-group.ts';
 import {
+  decimal,
   formatKey,
   type IdKey,
   keyMs,
@@ -185,7 +186,7 @@ export class Stream {
     const ms = known === undefined ? keyMs(key) : known.ms;
     const seq = known === undefined ? keySeq(key) : known.seq;
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
-    const printed = known?.canonical ?? (exact ? `${ms}-${seq}` : formatKey(key));
+    const printed = known?.canonical ?? (exact ? `${decimal(ms)}-${decimal(seq)}` : formatKey(key));
     const entry: StreamEntry = { key, id: printed, fields, deleted: false };
     const fieldCount = fields.length / 2;
     let payload = 0;

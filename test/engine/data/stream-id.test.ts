@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decimal,
   formatKey,
   keyMs,
   keyOf,
@@ -53,6 +54,31 @@ describe('id keys', () => {
       if (half <= BigInt(Number.MAX_SAFE_INTEGER)) expect(numbers[i]).toBe(Number(half));
       else expect(numbers[i]!).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
     }
+  });
+});
+
+describe('decimal', () => {
+  it('writes safe integers in decimal as String does', () => {
+    let state = 21;
+    const next = () => {
+      state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+      return state / 2 ** 32;
+    };
+    const values = [
+      0,
+      9,
+      2 ** 31 - 1,
+      2 ** 31,
+      1e8,
+      1e8 - 1,
+      1e8 + 1,
+      1700000000000,
+      2 ** 53 - 1,
+      2 ** 53 - 2,
+    ];
+    for (let k = 1; k < 2 ** 53 / 1e8; k *= 3) values.push(k * 1e8, k * 1e8 - 1, k * 1e8 + 1);
+    for (let i = 0; i < 20000; i++) values.push(Math.floor(next() * 2 ** 53), Math.floor(next() * 2e12));
+    for (const value of values) expect(decimal(value)).toBe(String(value));
   });
 });
 
