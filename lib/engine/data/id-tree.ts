@@ -1,8 +1,8 @@
 /**
  * An ordered map from id keys to values, purpose-built for stream ids: a B+ tree whose nodes keep
  * each key's halves as float64 numbers in a typed array beside the key strings. A descent compares
- * numbers read from one contiguous array per node instead of dereferencing a 40-character string
- * per probe, and no operation allocates except a node split. Halves at or below 2^53 are exact;
+ * numbers read from one contiguous array per node instead of dereferencing a key string per
+ * probe, and no operation allocates except a node split. Halves at or below 2^53 are exact;
  * above that a tie on the rounded numbers falls back to comparing the key strings, so the order is
  * always exactly the keys' string order. Deleting never merges nodes: an emptied node leaves its
  * parent, which keeps every separator a lower bound of its subtree.
