@@ -1,11 +1,12 @@
 /** Stream entry commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM. */
 import type { CommandContext, CommandSpec } from '../command.ts';
-import { type KnownId, Stream, type TrimRule } from '../data/stream.ts';
+import { Stream, type TrimRule } from '../data/stream.ts';
 import {
   type IdKey,
   MAX_KEY,
   MIN_KEY,
   type ParsedId,
+  type PlainId,
   parsePlainId,
   strtoullCount,
 } from '../data/stream-id.ts';
@@ -127,7 +128,7 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Reply {
     fail('ERR The stream has exhausted the last possible ID, unable to add more items');
   }
   let id: IdKey | undefined;
-  let known: KnownId | undefined;
+  let known: PlainId | undefined;
   if (args.id === undefined) id = stream.nextAutoKey(ctx.now);
   else if (args.id.seqGiven) {
     id = args.id.key;

@@ -204,16 +204,38 @@ function parseU64(text: string): string | undefined {
   return halfOfBig(value);
 }
 
-/** What parsing an id argument produced. `seqGiven` is false only for XADD's `ms-*`. */
-export interface ParsedId {
-  readonly key: IdKey;
-  readonly seqGiven: boolean;
-  /**
-   * For the common `ms-seq` form: the argument itself when it is already the id as Redis prints
-   * it (`12-0`, not `012-0`), and the halves as numbers (as keyMs and keySeq read them), so appending
-   * needs no second pass over the key.
-   */
-  readonly plain?: { readonly canonical: string | undefined; readonly ms: number; readonly seq: number };
+/** The halves of an id parsed from the plain `ms-seq` form, and its printed form if canonical. */
+export interface PlainId {
+  /** The argument itself when it is already the id as Redis prints it (`12-0`, not `012-0`). */
+  readonly canonical: string | undefined;
+  /** The halves as keyMs and keySeq read them from the key. */
+  readonly ms: number;
+  readonly seq: number;
+}
+
+/**
+ * What parsing an id argument produced. `seqGiven` is false only for XADD's `ms-*`. A class, not
+ * an object literal: XADD and XACK parse one per message, and one shape keeps that cheap.
+ */
+export class ParsedId {
+  constructor(
+    readonly key: IdKey,
+    readonly seqGiven: boolean,
+    /**
+     * For the common `ms-seq` form: its halves and printed form, so appending needs no second
+     * pass over the key.
+     */
+    readonly plain: PlainId | undefined = undefined,
+  ) {}
+}
+
+/** A PlainId as parsePlainId makes it (a class for the same reason as ParsedId). */
+class PlainHalves implements PlainId {
+  constructor(
+    readonly canonical: string | undefined,
+    readonly ms: number,
+    readonly seq: number,
+  ) {}
 }
 
 /** The halves of the last key plainKey returned, as keyMs and keySeq read them. */
@@ -284,7 +306,7 @@ export function parsePlainId(arg: string): ParsedId | undefined {
   const plain = plainKey(arg);
   if (plain === undefined) return undefined;
   const canonical = isCanonical(arg) ? arg : undefined;
-  return { key: plain, seqGiven: true, plain: { canonical, ms: plainMs, seq: plainSeq } };
+  return new ParsedId(plain, true, new PlainHalves(canonical, plainMs, plainSeq));
 }
 
 /** Parses a stream id argument; undefined when Redis would answer "Invalid stream ID". */
@@ -297,14 +319,14 @@ export function parseId(arg: string, options: IdParseOptions): ParsedId | undefi
   const text = nul < 0 ? arg : arg.slice(0, nul);
   if (text === '-' || text === '+') {
     if (options.strict) return undefined;
-    return { key: text === '-' ? MIN_KEY : MAX_KEY, seqGiven: true };
+    return new ParsedId(text === '-' ? MIN_KEY : MAX_KEY, true);
   }
   const dash = text.indexOf('-');
   const ms = parseU64(dash < 0 ? text : text.slice(0, dash));
   if (ms === undefined) return undefined;
-  if (dash < 0) return { key: ms + (options.missingSeqMax ? HALF_MAX : HALF_ZERO), seqGiven: true };
+  if (dash < 0) return new ParsedId(ms + (options.missingSeqMax ? HALF_MAX : HALF_ZERO), true);
   const seqText = text.slice(dash + 1);
-  if (options.seqStar && seqText === '*') return { key: ms + HALF_ZERO, seqGiven: false };
+  if (options.seqStar && seqText === '*') return new ParsedId(ms + HALF_ZERO, false);
   const seq = parseU64(seqText);
-  return seq === undefined ? undefined : { key: ms + seq, seqGiven: true };
+  return seq === undefined ? undefined : new ParsedId(ms + seq, true);
 }

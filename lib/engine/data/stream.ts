@@ -20,6 +20,7 @@ import {
   MAX_KEY,
   MIN_KEY,
   msHalf,
+  type PlainId,
 } from './stream-id.ts';
 import {
   bigIntElementBytes,
@@ -41,11 +42,18 @@ export interface StreamEntry {
   deleted: boolean;
 }
 
-/** What an XADD argument already told about its key: its halves, and its printed form if canonical. */
-export interface KnownId {
-  readonly canonical: string | undefined;
-  readonly ms: number;
-  readonly seq: number;
+/**
+ * A StreamEntry as the stream creates it: a class rather than an object literal, so every entry
+ * shares one shape from the start and allocation takes V8's plain constructor path.
+ */
+class Entry implements StreamEntry {
+  deleted = false;
+
+  constructor(
+    readonly key: IdKey,
+    readonly id: string,
+    readonly fields: readonly string[],
+  ) {}
 }
 
 /** How XADD/XTRIM trim: to a length, or below an id; `~` only drops whole nodes. */
@@ -182,12 +190,12 @@ export class Stream {
    * Appends an entry whose id is above `lastKey` (checked by the caller). `known`, when the
    * caller parsed the id from an argument, saves reading the key's halves and formatting it.
    */
-  append(key: IdKey, fields: readonly string[], known?: KnownId): StreamEntry {
+  append(key: IdKey, fields: readonly string[], known?: PlainId): StreamEntry {
     const ms = known === undefined ? keyMs(key) : known.ms;
     const seq = known === undefined ? keySeq(key) : known.seq;
     const exact = ms <= Number.MAX_SAFE_INTEGER && seq <= Number.MAX_SAFE_INTEGER;
     const printed = known?.canonical ?? (exact ? `${decimal(ms)}-${decimal(seq)}` : formatKey(key));
-    const entry: StreamEntry = { key, id: printed, fields, deleted: false };
+    const entry: StreamEntry = new Entry(key, printed, fields);
     const fieldCount = fields.length / 2;
     let payload = 0;
     let fieldBytes = 0;

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cursor, IdTree, RECORD_TREE, SET_TREE } from '../../../lib/engine/data/id-tree.ts';
-import {
-  decimal,
-  keyMs,
-  keyOf,
-  keyOfBig,
-  keySeq,
-  MAX_KEY,
-  MIN_KEY,
-} from '../../../lib/engine/data/stream-id.ts';
+import { keyMs, keyOf, keyOfBig, keySeq, MAX_KEY, MIN_KEY } from '../../../lib/engine/data/stream-id.ts';
 
 /** A small deterministic PRNG so failures reproduce. */
 function rng(seed: number): () => number {
