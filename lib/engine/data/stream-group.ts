@@ -7,10 +7,9 @@
  * A pending record (a NACK in Redis' terms) has no object of its own: it lives in a slot of the
  * group PEL's leaves (id-tree.ts's record tree): the stream entry it stands for as the slot's
  * value, its owner (an index into the group's consumer table), its delivery time and count beside
- * it, and a hint to the leaf of the owner's
- * PEL holding the same key. A record changes owner or is acked with one descent of the group PEL
- * (the old owner's PEL is usually reached through the hint), and a range listing reads
- * consecutive slots instead of one scattered object per row.
+ * it, and a hint to the leaf of the owner's PEL holding the same key. A record changes owner or
+ * is acked with one descent of the group PEL (the old owner's PEL is usually reached through the
+ * hint), and a range listing reads consecutive slots instead of one scattered object per row.
  */
 import { Cursor, IdTree, RECORD_TREE, SET_TREE } from './id-tree.ts';
 import type { Stream, StreamEntry } from './stream.ts';
