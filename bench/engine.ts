@@ -141,10 +141,13 @@ interface CycleRates {
  */
 async function cycleRates(shape: CycleShape): Promise<CycleRates> {
   const engine = engineRunner(shape);
+  /** The engine timed alone, when the server could not be measured (`why`). */
+  const engineAlone = async (why: string): Promise<CycleRates> => ({
+    engine: (await interleavedRates([engine], [10_000]))[0] ?? 0,
+    server: why,
+  });
   const client = await respSender();
-  if (typeof client === 'string') {
-    return { engine: (await interleavedRates([engine], [10_000]))[0] ?? 0, server: client };
-  }
+  if (typeof client === 'string') return engineAlone(client);
   try {
     const server = await serverRunner(
       shape,
@@ -160,10 +163,8 @@ async function cycleRates(shape: CycleShape): Promise<CycleRates> {
       await server.close();
     }
   } catch (error) {
-    return {
-      engine: (await interleavedRates([engine], [10_000]))[0] ?? 0,
-      server: `not measured (${error instanceof Error ? error.message : String(error)})`,
-    };
+    // A server failure: time the engine alone (an engine failure throws again from there).
+    return engineAlone(`not measured (${error instanceof Error ? error.message : String(error)})`);
   } finally {
     await client.close();
   }
@@ -204,15 +205,11 @@ async function ioredisCycleRate(): Promise<number | string> {
 /**
  * The server's own growth on the lookups that grow on the engine, as context for the flatness
  * table: server-side µs per call from INFO commandstats (so no network time), for the same
- * random-id workload at 1k and 1M pending entries. Undefined when the server is not reachable.
+ * random-id workload at 1k and 1M pending entries. Why not, as text, when the server is not reachable.
  */
 async function serverLookupGrowth(): Promise<Record<ServerLookup, [number, number]> | string> {
-  let client: RespClient;
-  try {
-    client = await createRespClient(REDIS_URL);
-  } catch (error) {
-    return `not measured (${error instanceof Error ? error.message : String(error)})`;
-  }
+  const client = await respSender();
+  if (typeof client === 'string') return client;
   const usecPerCall = async (command: string): Promise<[calls: number, usec: number]> => {
     const info = String(await client.call(['INFO', 'commandstats']));
     const match = new RegExp(`cmdstat_${command}:calls=(\\d+),usec=(\\d+)`).exec(info);

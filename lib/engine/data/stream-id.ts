@@ -270,10 +270,10 @@ function plainKey(arg: string): IdKey | undefined {
   }
   const seqDigits = length - dash - 1;
   if (dash < 1 || dash > 19 || seqDigits > 19 || seqDigits === 0) return undefined;
-  // Plain digits that string2ll refuses (leading zero, or past INT64_MAX) go on to strtoull.
-  if (dash > 1 && arg.charCodeAt(0) === 48) strtoullRuns++;
-  if (seqDigits > 1 && arg.charCodeAt(dash + 1) === 48) strtoullRuns++;
   if (dash <= 15 && seqDigits <= 15) {
+    // countPlainFallback without slicing: at 15 digits only a leading zero sends a half on.
+    if (dash > 1 && arg.charCodeAt(0) === 48) strtoullRuns++;
+    if (seqDigits > 1 && arg.charCodeAt(dash + 1) === 48) strtoullRuns++;
     // Up to 15 digits the digit-by-digit sums are exact.
     plainMs = msValue;
     plainSeq = seqValue;
@@ -281,8 +281,8 @@ function plainKey(arg: string): IdKey | undefined {
   }
   const ms = arg.slice(0, dash);
   const seq = arg.slice(dash + 1);
-  if (ms.length === 19 && ms > INT64_MAX_TEXT) strtoullRuns++;
-  if (seq.length === 19 && seq > INT64_MAX_TEXT) strtoullRuns++;
+  countPlainFallback(ms);
+  countPlainFallback(seq);
   const key = halfOfDigits(ms) + halfOfDigits(seq);
   plainMs = keyMs(key);
   plainSeq = keySeq(key);
