@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createServerEngine, startEngineServer } from '../functions/engine-server.ts';
 import { startApiServer } from '../functions/node.ts';
-import { systemClock } from '../lib/engine/clock.ts';
+import { systemClock } from '../lib/clock.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';

@@ -12,7 +12,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
-import { createManualClock } from '../lib/engine/clock.ts';
+import { createManualClock } from '../lib/clock.ts';
 import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import { RedisError, type Reply } from '../lib/engine/reply.ts';
 import { createRespClient, type RespClient } from '../test/support/resp-client.ts';

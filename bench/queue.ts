@@ -10,7 +10,7 @@ import net from 'node:net';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createIoredisClient } from '../functions/support/ioredis-client.ts';
-import { createManualClock, systemClock } from '../lib/engine/clock.ts';
+import { createManualClock, systemClock } from '../lib/clock.ts';
 import { createKeySpace } from '../lib/queue/keys.ts';
 import { createQueueService } from '../lib/queue/service.ts';
 

@@ -6,7 +6,7 @@
  * script execution cost), so the engine's figure can be read against both.
  */
 import { Redis } from 'ioredis';
-import { createManualClock } from '../lib/engine/clock.ts';
+import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
 import { RedisError } from '../lib/engine/reply.ts';
 

@@ -2,7 +2,7 @@
  * `ENGINE_DATA_FILE`: the local engine backed by an append-only log file, for `npm start` and
  * `npm run engine`. Entry points call this instead of `createEngine` when a data file is set.
  */
-import type { Clock } from '../../lib/engine/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Engine } from '../../lib/engine/engine.ts';
 import { openDurable } from '../../lib/engine/persistence/durable-engine.ts';
 import { createFileStorage } from './file-storage.ts';

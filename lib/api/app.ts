@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
-import { type Clock, systemClock } from '../engine/clock.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import { QueueError, QueueErrorCode } from '../queue/errors.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { TokenSet } from './auth.ts';

@@ -3,7 +3,7 @@
  * seam, the tokens, the health probe, the app. Kept here so Workers, Deno and Node wire the same
  * way and their entry files stay a few lines of environment reading.
  */
-import { type Clock, systemClock } from '../engine/clock.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import { createQueueService } from '../queue/service.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { RedisClient } from '../redis/client.ts';

@@ -3,7 +3,7 @@
  * dependencies of the app. Routes see only these, never the process environment.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Clock } from '../engine/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { Scope } from './auth.ts';
 import type { HttpMetrics } from './metrics.ts';

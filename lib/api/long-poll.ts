@@ -3,7 +3,7 @@
  * so the call polls with exponential backoff until something arrives, the time is up, or the
  * client disconnects. Backoff keeps an idle poll from burning the database's command quota.
  */
-import type { Clock } from '../engine/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Sleep } from './context.ts';
 
 export interface PollOptions {

@@ -3,7 +3,7 @@
  * connection does (including blocking reads); `exec` is MULTI/EXEC. Commands run synchronously
  * one at a time, so every command, transaction and script is atomic by construction.
  */
-import { type Clock, systemClock } from './clock.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import {
   type BlockRequest,
   type CommandContext,

@@ -8,7 +8,7 @@
  * first and update the registry after, and redrive-all repeats its script until the dead letters
  * are gone.
  */
-import type { Clock } from '../engine/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { RedisClient, RedisValue } from '../redis/client.ts';
 import { decodeDeadLetter, decodeMessage } from './codec.ts';
 import { configArgs, configFromStored, DEFAULT_CONFIG } from './config.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/api/app.ts';
 import { allows, createTokenSet, parseTokenSpec, resolveTokens } from '../../lib/api/auth.ts';
-import { createManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock } from '../../lib/clock.ts';
 import { createFakeQueue } from './support/fake-queue.ts';
 import { createHarness, type Harness, tokens } from './support/harness.ts';
 

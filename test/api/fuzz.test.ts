@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/api/app.ts';
 import { createTokenSet } from '../../lib/api/auth.ts';
-import { createManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock } from '../../lib/clock.ts';
 import { createEngine } from '../../lib/engine/engine.ts';
 import { createQueueService } from '../../lib/queue/service.ts';
 import { createEngineClient } from '../../lib/redis/engine-client.ts';

@@ -1,7 +1,7 @@
 /** consume with waitMs: a bounded long poll with backoff, on the manual clock (no real waiting). */
 import { describe, expect, it } from 'vitest';
 import { pollUntilNonEmpty } from '../../lib/api/long-poll.ts';
-import { createManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock } from '../../lib/clock.ts';
 import { createHarness } from './support/harness.ts';
 
 describe('pollUntilNonEmpty', () => {

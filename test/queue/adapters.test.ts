@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createIoredisClient } from '../../functions/support/ioredis-client.ts';
-import { createManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock } from '../../lib/clock.ts';
 import { createEngine } from '../../lib/engine/engine.ts';
 import { isQueueError } from '../../lib/queue/errors.ts';
 import { createQueueService } from '../../lib/queue/service.ts';

@@ -11,7 +11,7 @@
  * times, seen-times, `*` ids); those checks run on the engine alone with a manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock, type ManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock, type ManualClock } from '../../lib/clock.ts';
 import { createEngine, type Engine } from '../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../lib/engine/reply.ts';
 import { REDIS_URL, redisAvailable } from './redis.ts';

@@ -6,7 +6,7 @@
  * part is "now"): those are compared within a tolerance instead, because the engine's manual clock
  * is synced to the server's TIME before each step and the server's clock keeps moving.
  */
-import { createManualClock, type ManualClock } from '../../lib/engine/clock.ts';
+import { createManualClock, type ManualClock } from '../../lib/clock.ts';
 import { createEngine, type Engine } from '../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../lib/engine/reply.ts';
 import { createRespClient, type RespClient } from './resp-client.ts';

@@ -6,7 +6,7 @@
  * since the last compaction, it is rewritten as a snapshot of the keyspace; the snapshot is first
  * replayed into a scratch engine and compared, and the log is kept as it is if they differ.
  */
-import { type Clock, systemClock } from '../clock.ts';
+import { type Clock, systemClock } from '../../clock.ts';
 import { createEngine, type Engine, type WriteRecord } from '../engine.ts';
 import { RedisError } from '../reply.ts';
 import { decodeLog, encodeLog, encodeRecord, LOG_MAGIC } from './log-format.ts';

@@ -3,7 +3,7 @@
  * exercise the HTTP layer alone. It follows the contract's shapes and error codes; it is not a
  * model of the real scripts' every rule. `failNext` injects an error into the next call.
  */
-import type { Clock } from '../../../lib/engine/clock.ts';
+import type { Clock } from '../../../lib/clock.ts';
 import { QueueError, QueueErrorCode } from '../../../lib/queue/errors.ts';
 import type {
   DeadLetter,

@@ -5,7 +5,7 @@
 import { createApp } from '../../../lib/api/app.ts';
 import { createTokenSet } from '../../../lib/api/auth.ts';
 import type { Limits, Logger } from '../../../lib/api/context.ts';
-import { createManualClock, type ManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import { createFakeQueue, type FakeQueueService } from './fake-queue.ts';
 
 export const tokens = { admin: 'admin-secret-1', produce: 'produce-secret-2', consume: 'consume-secret-3' };

@@ -5,7 +5,7 @@
  * apart so the server's moving clock cannot change an answer (PTTL is not used).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { type Expected, normalize } from '../../support/command-script.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';

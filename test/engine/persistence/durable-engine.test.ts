@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import { openDurable } from '../../../lib/engine/persistence/durable-engine.ts';
 import { encodeRecord } from '../../../lib/engine/persistence/log-format.ts';
 import { createMemoryStorage } from '../../../lib/engine/persistence/log-storage.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDurableEngine } from '../../../functions/support/durable-engine.ts';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import { encodeRecord, LOG_MAGIC } from '../../../lib/engine/persistence/log-format.ts';
 
 const dirs: string[] = [];

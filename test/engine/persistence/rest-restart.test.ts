@@ -11,7 +11,7 @@ import { serve } from '@hono/node-server';
 import { Redis } from '@upstash/redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDurableEngine } from '../../../functions/support/durable-engine.ts';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import type { Engine } from '../../../lib/engine/engine.ts';
 import { createRestFront } from '../../../lib/rest-front/app.ts';
 import { createEngineBackend } from '../../../lib/rest-front/engine-backend.ts';

@@ -3,7 +3,7 @@
  * after compacting it into a snapshot.
  */
 import { describe, expect, it } from 'vitest';
-import { createManualClock, type ManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import type { Engine } from '../../../lib/engine/engine.ts';
 import { openDurable } from '../../../lib/engine/persistence/durable-engine.ts';
 import { createMemoryStorage, type MemoryStorage } from '../../../lib/engine/persistence/log-storage.ts';

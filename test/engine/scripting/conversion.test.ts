@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../../lib/engine/reply.ts';
 

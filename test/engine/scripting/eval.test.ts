@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock } from '../../../lib/clock.ts';
 import { createEngine, type Engine, type WriteRecord } from '../../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../../lib/engine/reply.ts';
 import { configureScripting } from '../../../lib/engine/scripting/options.ts';

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { type EngineServer, startEngineServer } from '../../../functions/engine-server.ts';
 import { createIoredisClient } from '../../../functions/support/ioredis-client.ts';
-import { createManualClock, type ManualClock } from '../../../lib/engine/clock.ts';
+import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { createKeySpace, type KeySpace } from '../../../lib/queue/keys.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';

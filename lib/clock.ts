@@ -1,5 +1,5 @@
 /**
- * Time source for the engine and the queue. Injected everywhere time matters so tests advance
+ * Time source for the engine, the queue and the API. Injected everywhere time matters so tests advance
  * idle time instead of sleeping.
  */
 export interface Clock {
