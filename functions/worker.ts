@@ -5,6 +5,7 @@
  */
 import type { ExecutionContext } from 'hono';
 import { buildService, type Service } from '../lib/api/bootstrap.ts';
+import { ApiErrorCode, envelope } from '../lib/api/errors.ts';
 import { readSettings } from '../lib/api/settings.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 
@@ -49,10 +50,7 @@ function getService(env: WorkerEnv): Promise<Service> {
 function misconfigured(error: unknown): Response {
   const message = error instanceof Error ? error.message : String(error);
   console.error(JSON.stringify({ level: 'error', message: 'worker refused to start', error: message }));
-  return Response.json(
-    { error: { code: 'INTERNAL', message: `Service not started: ${message}` } },
-    { status: 500 },
-  );
+  return Response.json(envelope(ApiErrorCode.internal, `Service not started: ${message}`), { status: 500 });
 }
 
 export default {

@@ -9,12 +9,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
 import { type Clock, systemClock } from '../clock.ts';
-import { QueueError, QueueErrorCode } from '../queue/errors.ts';
+import { CodedError } from '../errors.ts';
+import { QueueErrorCode } from '../queue/errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { TokenSet } from './auth.ts';
-import { type ApiApp, type ApiEnv, defaultLimits, type Limits, type Logger, type Sleep } from './context.ts';
+import type { ApiApp, ApiEnv, Logger, Sleep } from './context.ts';
 import { renderDocs } from './docs.ts';
-import { ApiError, ApiErrorCode, type ErrorCode, envelope, statusByCode } from './errors.ts';
+import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { registerDeliveryRoutes } from './routes/deliveries.ts';
@@ -75,7 +77,7 @@ function classify(error: unknown): {
   details?: unknown;
   expected: boolean;
 } {
-  if (error instanceof ApiError || error instanceof QueueError) {
+  if (error instanceof CodedError && isErrorCode(error.code)) {
     const expected = error.code !== QueueErrorCode.redisError && error.code !== ApiErrorCode.internal;
     return { code: error.code, message: error.message, details: error.details, expected };
   }
@@ -102,7 +104,7 @@ export function createApp(options: AppOptions): ApiApp {
   if (options.tokens.size === 0) {
     throw new Error('createApp: no API tokens configured; refusing to serve an open queue');
   }
-  const limits: Limits = { ...defaultLimits, ...options.limits };
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const logger = options.logger ?? consoleLogger;
   const metrics: HttpMetrics = createHttpMetrics();
   const retryAfter = String(options.retryAfterSeconds ?? 1);

@@ -43,9 +43,7 @@ export async function buildService(options: {
     redis,
     clock,
     defaults: settings.queueDefaults,
-    ...(settings.limits.maxMessageBytes === undefined
-      ? {}
-      : { limits: { maxMessageBytes: settings.limits.maxMessageBytes } }),
+    limits: settings.limits,
     ...(settings.keyPrefix === undefined ? {} : { keyPrefix: settings.keyPrefix }),
   });
   const app = createApp({

@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Clock } from '../clock.ts';
+import type { Limits } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { Scope } from './auth.ts';
 import type { HttpMetrics } from './metrics.ts';
@@ -23,15 +24,6 @@ export interface Logger {
   error(message: string, context: Record<string, unknown>): void;
   warn(message: string, context: Record<string, unknown>): void;
 }
-
-export interface Limits {
-  /** Bytes of one message's JSON body plus its attributes. */
-  maxMessageBytes: number;
-  /** Bytes of one request body. */
-  maxRequestBytes: number;
-}
-
-export const defaultLimits: Limits = { maxMessageBytes: 256 * 1024, maxRequestBytes: 1024 * 1024 };
 
 /** Waits `ms`; resolves early when `signal` aborts (the client went away). */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

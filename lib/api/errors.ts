@@ -2,6 +2,7 @@
  * The HTTP boundary's errors: the one envelope every failure is answered with, the API's own
  * error type, and the single table that maps every code (the queue's and the API's) to a status.
  */
+import { CodedError } from '../errors.ts';
 import { QueueErrorCode } from '../queue/errors.ts';
 
 /** Codes the HTTP layer adds to the queue's own (auth, routing, body limits, the unexpected). */
@@ -37,18 +38,13 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 |
   [ApiErrorCode.internal]: 500,
 };
 
-/** Thrown by middleware and handlers for failures that are the HTTP layer's own. */
-export class ApiError extends Error {
-  override name = 'ApiError';
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(statusByCode, code);
+}
 
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: unknown,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+/** Thrown by middleware and handlers for failures that are the HTTP layer's own. */
+export class ApiError extends CodedError<ErrorCode> {
+  override name = 'ApiError';
 }
 
 /** The body of every error response. */

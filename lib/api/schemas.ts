@@ -3,37 +3,51 @@
  * OpenAPI document is generated from them. One source, so the docs cannot drift from the checks.
  */
 import { z } from '@hono/zod-openapi';
+import {
+  CALL_RULES,
+  CONFIG_FIELD_NAMES,
+  CONFIG_FIELDS,
+  type ConfigField,
+  codePointLength,
+  GROUP_START_RULE,
+  type IntRule,
+  LENGTH_RULES,
+  NAME_RULE,
+  RANGE_BOUND_RULE,
+  STREAM_ID_RULE,
+} from '../queue/rules.ts';
 
-const namePattern = /^[A-Za-z0-9._-]{1,100}$/;
-/** A full stream id, `ms-seq`. */
-const idPattern = /^\d{1,20}-\d{1,20}$/;
-/** A range bound: `-`, `+`, an id, or an exclusive `(id`. */
-const boundPattern = /^(-|\+|\(?\d{1,20}(-\d{1,20})?)$/;
-
-export const MAX_BATCH = 1000;
-export const MAX_WAIT_MS = 20_000;
-const DAY_MS = 86_400_000;
-
-const name = (what: string) =>
-  z.string().regex(namePattern, `${what} must be 1-100 characters of A-Z a-z 0-9 . _ -`);
+const name = (what: string) => z.string().regex(NAME_RULE.pattern, `${what} must be ${NAME_RULE.text}`);
 
 export const QueueName = name('queue name').openapi({ example: 'orders' });
 export const GroupName = name('group name').openapi({ example: 'workers' });
 export const ConsumerName = name('consumer name').openapi({ example: 'worker-1' });
 export const StreamId = z
   .string()
-  .regex(idPattern, 'must be a stream id such as 1700000000000-0')
-  .openapi({ example: '1700000000000-0' });
-const RangeBound = z.string().regex(boundPattern, 'must be -, +, a stream id or (id for exclusive');
-const Ids = z.array(StreamId).min(1).max(MAX_BATCH);
+  .regex(STREAM_ID_RULE.pattern, `must be ${STREAM_ID_RULE.text}`)
+  .openapi({ example: STREAM_ID_RULE.example });
+const RangeBound = z.string().regex(RANGE_BOUND_RULE.pattern, `must be ${RANGE_BOUND_RULE.text}`);
+const Ids = z.array(StreamId).min(CALL_RULES.ids.min).max(CALL_RULES.ids.max);
+
+const int = (rule: IntRule) => z.number().int().min(rule.min).max(rule.max);
 
 /** Query numbers arrive as text; only plain decimal digits are numbers here. */
-const queryInt = (min: number, max: number) =>
+const queryInt = (rule: IntRule) =>
   z
     .string()
     .regex(/^\d{1,15}$/, 'must be a non-negative integer')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(int(rule));
+
+/** A string whose length is counted in code points, as JSON Schema's minLength/maxLength count. */
+const text = (rule: { min: number; max: number }, what: string) =>
+  z
+    .string()
+    .refine((value) => {
+      const length = codePointLength(value);
+      return length >= rule.min && length <= rule.max;
+    }, `${what} must be ${rule.min}-${rule.max} characters`)
+    .openapi({ minLength: rule.min, maxLength: rule.max });
 
 export const QueueParams = z.object({
   queue: QueueName.openapi({ param: { name: 'queue', in: 'path' } }),
@@ -42,36 +56,35 @@ export const GroupParams = QueueParams.extend({
   group: GroupName.openapi({ param: { name: 'group', in: 'path' } }),
 });
 
+/** A config field's schema, typed by its kind: a number, or one of the enum's values. */
+type FieldSchema<F> = F extends {
+  readonly kind: 'enum';
+  readonly values: readonly (infer V extends string)[];
+}
+  ? z.ZodType<V>
+  : z.ZodType<number>;
+
+function configFieldSchema(field: ConfigField): z.ZodType<number | string> {
+  const schema = field.kind === 'int' ? int(field) : z.enum(field.values as [string, ...string[]]);
+  return schema.openapi({ description: `${field.description} Default ${field.default}.` });
+}
+
+/** Built from CONFIG_FIELDS, so a new field is validated and documented without a change here. */
 export const QueueConfigSchema = z
-  .object({
-    visibilityTimeoutMs: z
-      .number()
-      .int()
-      .min(1)
-      .max(12 * 3_600_000),
-    maxDeliveries: z.number().int().min(1).max(1000),
-    dedupWindowMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(7 * DAY_MS),
-    retentionMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(365 * DAY_MS),
-    consumerIdleMs: z
-      .number()
-      .int()
-      .min(1)
-      .max(365 * DAY_MS),
-    maxInFlightPerConsumer: z.number().int().min(1).max(100_000),
-  })
+  .object(
+    Object.fromEntries(
+      CONFIG_FIELD_NAMES.map((field) => [field, configFieldSchema(CONFIG_FIELDS[field])]),
+    ) as {
+      [K in keyof typeof CONFIG_FIELDS]: FieldSchema<(typeof CONFIG_FIELDS)[K]>;
+    },
+  )
   .openapi('QueueConfig');
 
 export const QueueConfigPatch = QueueConfigSchema.partial().strict().openapi('QueueConfigPatch');
 
-const Attributes = z.record(z.string().max(256), z.string()).openapi({ example: { tenant: 'acme' } });
+const Attributes = z
+  .record(text(LENGTH_RULES.attributeKey, 'attribute names'), z.string())
+  .openapi({ example: { tenant: 'acme' } });
 
 export const MessageInputSchema = z
   .object({
@@ -80,19 +93,14 @@ export const MessageInputSchema = z
       .refine((value) => value !== undefined, 'body is required')
       .openapi({ description: 'Any JSON value', example: { orderId: 42 } }),
     attributes: Attributes.optional(),
-    delayMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(365 * DAY_MS)
-      .optional(),
-    dedupId: z.string().min(1).max(256).optional(),
+    delayMs: int(CALL_RULES.delayMs).optional(),
+    dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
   })
   .strict()
   .openapi('MessageInput');
 
 export const ProduceBody = z
-  .object({ messages: z.array(MessageInputSchema).min(1).max(MAX_BATCH) })
+  .object({ messages: z.array(MessageInputSchema).min(CALL_RULES.batch.min).max(CALL_RULES.batch.max) })
   .strict()
   .openapi('ProduceRequest');
 export const ProduceResult = z.object({ ids: z.array(z.string()) }).openapi('ProduceResult');
@@ -112,7 +120,7 @@ export const MessageList = z.object({ messages: z.array(MessageSchema) }).openap
 export const BrowseQuery = z.object({
   start: RangeBound.optional(),
   end: RangeBound.optional(),
-  count: queryInt(1, MAX_BATCH).optional(),
+  count: queryInt(CALL_RULES.count).optional(),
 });
 
 export const GroupStatsSchema = z
@@ -140,9 +148,9 @@ export const Deleted = z.object({ deleted: z.literal(true) }).openapi('Deleted')
 export const GroupCreateBody = z
   .object({
     start: z
-      .union([z.literal('0'), z.literal('$'), StreamId])
+      .union([z.literal(GROUP_START_RULE.values[0]), z.literal(GROUP_START_RULE.values[1]), StreamId])
       .default('$')
-      .openapi({ description: '"0" for the whole backlog, "$" for new messages only, or an id' }),
+      .openapi({ description: GROUP_START_RULE.text }),
   })
   .strict()
   .openapi('GroupCreateRequest');
@@ -153,12 +161,8 @@ export const GroupCreated = z
 export const ConsumeBody = z
   .object({
     consumer: ConsumerName,
-    count: z.number().int().min(1).max(MAX_BATCH).default(10),
-    waitMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_WAIT_MS)
+    count: int(CALL_RULES.count).default(10),
+    waitMs: int(CALL_RULES.waitMs)
       .default(0)
       .openapi({ description: 'Long poll: wait up to this long for a message before answering' }),
   })
@@ -170,12 +174,7 @@ export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResul
 export const NackBody = z
   .object({
     ids: Ids,
-    delayMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(365 * DAY_MS)
-      .default(0),
+    delayMs: int(CALL_RULES.delayMs).default(0),
   })
   .strict()
   .openapi('NackRequest');
@@ -187,12 +186,8 @@ export const ExtendResult = z
 export const ReclaimBody = z
   .object({
     consumer: ConsumerName,
-    minIdleMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(365 * DAY_MS),
-    count: z.number().int().min(1).max(MAX_BATCH).optional(),
+    minIdleMs: int(CALL_RULES.minIdleMs),
+    count: int(CALL_RULES.count).optional(),
     cursor: StreamId.optional(),
   })
   .strict()
@@ -203,10 +198,10 @@ export const ReclaimResultSchema = z
 
 export const PendingQuery = z.object({
   consumer: ConsumerName.optional(),
-  minIdleMs: queryInt(0, 365 * DAY_MS).optional(),
+  minIdleMs: queryInt(CALL_RULES.minIdleMs).optional(),
   start: RangeBound.optional(),
   end: RangeBound.optional(),
-  count: queryInt(1, MAX_BATCH).optional(),
+  count: queryInt(CALL_RULES.count).optional(),
 });
 export const PendingSummarySchema = z
   .object({
@@ -230,7 +225,7 @@ export const PendingEntries = z
   .openapi('PendingEntries');
 
 export const DlqQuery = z.object({
-  count: queryInt(1, MAX_BATCH).optional(),
+  count: queryInt(CALL_RULES.count).optional(),
   cursor: StreamId.optional(),
 });
 export const DeadLetterSchema = z
@@ -258,8 +253,8 @@ export const PurgeResult = z.object({ purged: z.number().int() }).openapi('Purge
 
 export const SweepBody = z
   .object({
-    budget: z.number().int().min(1).max(1_000_000).optional(),
-    timeBudgetMs: z.number().int().min(1).max(60_000).optional(),
+    budget: int(CALL_RULES.sweepBudget).optional(),
+    timeBudgetMs: int(CALL_RULES.sweepTimeBudgetMs).optional(),
   })
   .strict()
   .openapi('SweepRequest');

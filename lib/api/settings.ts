@@ -1,9 +1,18 @@
 /**
  * The service's settings, parsed from a plain string map. Entry points pass their environment
  * (`process.env`, `Deno.env.toObject()`, a Worker's `env`); this module never reads one itself.
+ * The variables of the queue defaults and limits come from lib/queue/rules.ts, with their bounds.
  */
-import type { QueueConfig } from '../queue/types.ts';
-import type { Limits } from './context.ts';
+import {
+  CALL_RULES,
+  CONFIG_FIELD_NAMES,
+  CONFIG_FIELDS,
+  type ConfigField,
+  type IntRule,
+  LIMIT_RULES,
+  type Limits,
+  type QueueConfig,
+} from '../queue/rules.ts';
 
 export type Mode = 'production' | 'development';
 
@@ -21,15 +30,29 @@ export interface Settings {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function int(env: Env, name: string): number | undefined {
+function text(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return Number(raw);
+  return raw === undefined || raw === '' ? undefined : raw;
 }
 
-function assign<T extends object>(target: T, key: keyof T, value: T[keyof T] | undefined): void {
-  if (value !== undefined) target[key] = value;
+function int(env: Env, name: string, rule: IntRule): number | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < rule.min || value > rule.max) {
+    throw new Error(`${name} must be from ${rule.min} to ${rule.max}, got ${value}`);
+  }
+  return value;
+}
+
+function field(env: Env, field: ConfigField): number | string | undefined {
+  if (field.kind === 'int') return int(env, field.env, field);
+  const raw = text(env, field.env);
+  if (raw !== undefined && !field.values.includes(raw)) {
+    throw new Error(`${field.env} must be one of ${field.values.join(', ')}, got "${raw}"`);
+  }
+  return raw;
 }
 
 /**
@@ -42,22 +65,22 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
   if (modeText !== 'production' && modeText !== 'development') {
     throw new Error(`API_MODE must be production or development, got "${modeText}"`);
   }
-  const limits: Partial<Limits> = {};
-  assign(limits, 'maxMessageBytes', int(env, 'MAX_MESSAGE_BYTES'));
-  assign(limits, 'maxRequestBytes', int(env, 'MAX_REQUEST_BYTES'));
-  const queueDefaults: Partial<QueueConfig> = {};
-  assign(queueDefaults, 'visibilityTimeoutMs', int(env, 'QUEUE_VISIBILITY_TIMEOUT_MS'));
-  assign(queueDefaults, 'maxDeliveries', int(env, 'QUEUE_MAX_DELIVERIES'));
-  assign(queueDefaults, 'dedupWindowMs', int(env, 'QUEUE_DEDUP_WINDOW_MS'));
-  assign(queueDefaults, 'retentionMs', int(env, 'QUEUE_RETENTION_MS'));
-  assign(queueDefaults, 'consumerIdleMs', int(env, 'QUEUE_CONSUMER_IDLE_MS'));
-  assign(queueDefaults, 'maxInFlightPerConsumer', int(env, 'QUEUE_MAX_IN_FLIGHT'));
+  const limits: Record<string, number> = {};
+  for (const [name, rule] of Object.entries(LIMIT_RULES)) {
+    const value = int(env, rule.env, rule);
+    if (value !== undefined) limits[name] = value;
+  }
+  const queueDefaults: Record<string, number | string> = {};
+  for (const name of CONFIG_FIELD_NAMES) {
+    const value = field(env, CONFIG_FIELDS[name]);
+    if (value !== undefined) queueDefaults[name] = value;
+  }
   return {
     mode: modeText,
     tokenSpec: env.API_TOKENS ?? '',
-    limits,
-    queueDefaults,
-    keyPrefix: env.QUEUE_KEY_PREFIX?.trim() || undefined,
-    sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS') ?? 20_000,
+    limits: limits as Partial<Limits>,
+    queueDefaults: queueDefaults as Partial<QueueConfig>,
+    keyPrefix: text(env, 'QUEUE_KEY_PREFIX'),
+    sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS', CALL_RULES.sweepTimeBudgetMs) ?? 20_000,
   };
 }

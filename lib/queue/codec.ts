@@ -3,15 +3,13 @@
  * queue wrote have exactly `body`, `enqueuedAt` and maybe `attributes`; anything else was written
  * by another client and is delivered as raw `fields`.
  */
-import type { RedisValue } from '../redis/client.ts';
 import type { DeadLetter, Message } from './types.ts';
 
 const DLQ_FIELDS = ['dlq.from', 'dlq.group', 'dlq.deliveries', 'dlq.reason', 'dlq.at'] as const;
 
-function toFields(flat: RedisValue): Record<string, string> {
+function toFields(flat: readonly string[]): Record<string, string> {
   const fields: Record<string, string> = {};
-  if (!Array.isArray(flat)) return fields;
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
   return fields;
 }
 
@@ -19,7 +17,7 @@ function idTime(id: string): number {
   return Number(id.slice(0, id.indexOf('-')));
 }
 
-export function decodeMessage(id: string, flat: RedisValue, deliveries: number): Message {
+export function decodeMessage(id: string, flat: readonly string[], deliveries: number): Message {
   const fields = toFields(flat);
   const names = Object.keys(fields);
   const ours =
@@ -40,7 +38,7 @@ export function decodeMessage(id: string, flat: RedisValue, deliveries: number):
   return { id, body: null, attributes: {}, deliveries, enqueuedAt: idTime(id), fields };
 }
 
-export function decodeDeadLetter(id: string, flat: RedisValue): DeadLetter {
+export function decodeDeadLetter(id: string, flat: readonly string[]): DeadLetter {
   const all = toFields(flat);
   const meta: Record<string, string> = {};
   const rest: string[] = [];

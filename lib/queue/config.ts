@@ -1,45 +1,28 @@
-/** Queue config defaults and the conversion between the stored record and `QueueConfig`. */
-import type { QueueConfig } from './types.ts';
+/**
+ * The stored config record and `QueueConfig`: a queue's config hash holds the fields it has
+ * overridden (as strings, beside bookkeeping fields such as `epoch`); every other field takes the
+ * deployment's default.
+ */
+import { CONFIG_FIELDS, type ConfigField, type QueueConfig } from './rules.ts';
 
-export const DEFAULT_CONFIG: QueueConfig = {
-  visibilityTimeoutMs: 30_000,
-  maxDeliveries: 5,
-  dedupWindowMs: 5 * 60_000,
-  retentionMs: 0,
-  consumerIdleMs: 60 * 60_000,
-  maxInFlightPerConsumer: 1000,
-};
-
-/** The order the scripts read defaults from ARGV (include/common.lua's CONFIG_FIELDS). */
-export const CONFIG_FIELDS = [
-  'visibilityTimeoutMs',
-  'maxDeliveries',
-  'dedupWindowMs',
-  'retentionMs',
-  'consumerIdleMs',
-  'maxInFlightPerConsumer',
-] as const satisfies readonly (keyof QueueConfig)[];
-
-/** Inclusive bounds each field must respect. */
-export const CONFIG_BOUNDS: Record<keyof QueueConfig, readonly [number, number]> = {
-  visibilityTimeoutMs: [1, 12 * 60 * 60_000],
-  maxDeliveries: [1, 1000],
-  dedupWindowMs: [0, 7 * 24 * 60 * 60_000],
-  retentionMs: [0, 365 * 24 * 60 * 60_000],
-  consumerIdleMs: [1, 365 * 24 * 60 * 60_000],
-  maxInFlightPerConsumer: [1, 100_000],
-};
-
-export function configArgs(config: QueueConfig): string[] {
-  return CONFIG_FIELDS.map((field) => String(config[field]));
-}
-
-/** Stored overrides (a flat field/value list) over the defaults. */
+/**
+ * Stored overrides (a flat field/value list) over the defaults, read as the scripts read them
+ * (include/common.lua's load_config): a number field whose value is not a number, or an enum
+ * field with a value it does not know, takes the default.
+ */
 export function configFromStored(flat: readonly string[], defaults: QueueConfig): QueueConfig {
-  const config = { ...defaults };
+  const config: Record<string, number | string> = { ...defaults };
   for (let i = 0; i + 1 < flat.length; i += 2) {
-    const field = flat[i] as keyof QueueConfig;
-    if ((CONFIG_FIELDS as readonly string[]).includes(field)) config[field] = Number(flat[i + 1]);
+    const name = flat[i] as string;
+    const value = flat[i + 1] as string;
+    if (!Object.hasOwn(CONFIG_FIELDS, name)) continue;
+    const field = CONFIG_FIELDS[name as keyof typeof CONFIG_FIELDS] as ConfigField;
+    if (field.kind === 'int') {
+      const n = Number(value);
+      if (value.trim() !== '' && Number.isFinite(n)) config[name] = n;
+    } else if (field.values.includes(value)) {
+      config[name] = value;
+    }
   }
-  return config;
+  return config as QueueConfig;
 }

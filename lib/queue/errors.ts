@@ -1,7 +1,8 @@
 /**
- * The one error type of the queue, with stable string codes. Library code throws it; the HTTP
- * boundary maps each code to a status and the error envelope (see lib/api).
+ * The queue's error type, with stable string codes. Library code throws it; the HTTP boundary
+ * maps each code to a status and the error envelope (see lib/api/errors.ts).
  */
+import { CodedError } from '../errors.ts';
 
 export const QueueErrorCode = {
   /** Input failed validation (names, ids, counts, bodies). Nothing was changed. */
@@ -20,17 +21,15 @@ export const QueueErrorCode = {
 
 export type QueueErrorCode = (typeof QueueErrorCode)[keyof typeof QueueErrorCode];
 
-export class QueueError extends Error {
+export class QueueError extends CodedError<QueueErrorCode> {
   override name = 'QueueError';
+}
 
-  constructor(
-    readonly code: QueueErrorCode,
-    message: string,
-    readonly details?: unknown,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+const codes = new Set<string>(Object.values(QueueErrorCode));
+
+/** True for a status a script may answer instead of 'ok' (see lib/queue/script-runner.ts). */
+export function isQueueErrorCode(value: unknown): value is QueueErrorCode {
+  return typeof value === 'string' && codes.has(value);
 }
 
 export function isQueueError(error: unknown, code?: QueueErrorCode): error is QueueError {

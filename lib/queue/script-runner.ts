@@ -1,49 +1,64 @@
 /**
- * The one place script replies become values or errors: every script answers `[status, ...]`
- * where status is 'ok' or a QueueError code, and transport or Redis failures become
- * REDIS_UNAVAILABLE / REDIS_ERROR.
+ * The one place a script call becomes a typed value or a `QueueError`: named keys and arguments
+ * go out as KEYS and ARGV, every reply `[status, ...]` comes back as the object its header
+ * declares (status 'ok') or the error code the script answered, and transport or Redis failures
+ * become REDIS_UNAVAILABLE / REDIS_ERROR (WRONGTYPE, a key of this queue holding something else,
+ * becomes CONFLICT).
  */
-import {
-  type RedisClient,
-  RedisReplyError,
-  RedisUnavailableError,
-  type RedisValue,
-} from '../redis/client.ts';
-import { type LuaScript, runScript } from '../redis/run-script.ts';
-import { QueueError, QueueErrorCode } from './errors.ts';
 
-const SCRIPT_CODES: Record<string, QueueErrorCode> = {
-  QUEUE_NOT_FOUND: QueueErrorCode.queueNotFound,
-  GROUP_NOT_FOUND: QueueErrorCode.groupNotFound,
-  INVALID_ARGUMENT: QueueErrorCode.invalidArgument,
-  CONFLICT: QueueErrorCode.conflict,
-  REDIS_ERROR: QueueErrorCode.redisError,
-};
+import type { RedisClient } from '../redis/client.ts';
+import { RedisReplyError, RedisUnavailableError, type RedisValue } from '../redis/client.ts';
+import { runScript } from '../redis/run-script.ts';
+import { isQueueErrorCode, QueueError, QueueErrorCode } from './errors.ts';
+import { decodeTuple, encodeParams, ReplyShapeError, type ScriptBinding } from './script-binding.ts';
 
-export type ScriptRunner = (
-  script: LuaScript,
-  keys: readonly string[],
-  args: readonly string[],
-) => Promise<RedisValue[]>;
+export type ScriptRunner = <Keys, Args, Reply>(
+  script: ScriptBinding<Keys, Args, Reply>,
+  keys: Keys,
+  args: Args,
+) => Promise<Reply>;
 
+/**
+ * @example
+ * const run = createScriptRunner(redis);
+ * const { acked } = await run(scripts.ack, { stream, lease, meta }, { group: 'billing', ids });
+ */
 export function createScriptRunner(redis: RedisClient): ScriptRunner {
   return async (script, keys, args) => {
+    const keyList = encodeParams(script.keys, keys as Record<string, unknown>);
+    const argList = encodeParams(script.args, args as Record<string, unknown>);
     let reply: RedisValue;
     try {
-      reply = await runScript(redis, script, keys, args);
+      reply = await runScript(redis, script, keyList, argList);
     } catch (error) {
       throw toQueueError(error, script.name);
     }
     if (!Array.isArray(reply) || reply.length === 0) {
-      throw new QueueError(QueueErrorCode.redisError, `script ${script.name} answered an unexpected reply`, {
-        reply,
-      });
+      throw unexpected(script.name, 'the reply is not a list that starts with a status');
     }
-    const [status, ...rest] = reply;
-    if (status === 'ok') return rest;
-    const code = SCRIPT_CODES[String(status)] ?? QueueErrorCode.redisError;
-    throw new QueueError(code, String(rest[0] ?? status));
+    const status = reply[0];
+    if (status !== 'ok') {
+      if (isQueueErrorCode(status) && script.errors.includes(status)) {
+        throw new QueueError(status, typeof reply[1] === 'string' ? reply[1] : status);
+      }
+      throw unexpected(script.name, `undeclared status ${JSON.stringify(status)}`);
+    }
+    try {
+      return decodeTuple(script.reply, reply, 1, script.name) as never;
+    } catch (error) {
+      if (error instanceof ReplyShapeError) throw unexpected(script.name, error.message, error);
+      throw error;
+    }
   };
+}
+
+function unexpected(script: string, what: string, cause?: unknown): QueueError {
+  return new QueueError(
+    QueueErrorCode.redisError,
+    `script ${script} answered an unexpected reply: ${what}`,
+    undefined,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function toQueueError(error: unknown, script: string): QueueError {
@@ -53,10 +68,27 @@ function toQueueError(error: unknown, script: string): QueueError {
   }
   if (error instanceof RedisReplyError) {
     // BUSY/LOADING/MASTERDOWN-style replies are the server being unable to serve right now.
-    const code = /^(BUSY|LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/.test(error.message)
-      ? QueueErrorCode.redisUnavailable
-      : QueueErrorCode.redisError;
-    return new QueueError(code, `script ${script}: ${error.message}`, undefined, { cause: error });
+    if (/^(BUSY|LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/.test(error.message)) {
+      return new QueueError(
+        QueueErrorCode.redisUnavailable,
+        `script ${script}: ${error.message}`,
+        undefined,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (/^WRONGTYPE\b/.test(error.message)) {
+      return new QueueError(
+        QueueErrorCode.conflict,
+        'A key of this queue holds a value of another type (written by something other than this queue)',
+        undefined,
+        { cause: error },
+      );
+    }
+    return new QueueError(QueueErrorCode.redisError, `script ${script}: ${error.message}`, undefined, {
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new QueueError(QueueErrorCode.redisUnavailable, message, undefined, { cause: error });

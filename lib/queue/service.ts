@@ -9,34 +9,24 @@
  * are gone.
  */
 import type { Clock } from '../clock.ts';
-import type { RedisClient, RedisValue } from '../redis/client.ts';
+import type { RedisClient } from '../redis/client.ts';
 import { decodeDeadLetter, decodeMessage } from './codec.ts';
-import { configArgs, configFromStored, DEFAULT_CONFIG } from './config.ts';
+import { configFromStored } from './config.ts';
 import { QueueError, QueueErrorCode } from './errors.ts';
-import { createKeySpace } from './keys.ts';
+import { createKeySpace, type QueueKeys } from './keys.ts';
+import { CALL_RULES, DEFAULT_CONFIG, DEFAULT_LIMITS, type Limits, type QueueConfig } from './rules.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { scripts } from './scripts.generated.ts';
-import type {
-  DeadLetter,
-  GroupStats,
-  Message,
-  PendingEntry,
-  PendingSummary,
-  QueueConfig,
-  QueueService,
-  QueueStats,
-  SweepReport,
-} from './types.ts';
+import type { Message, QueueService, QueueStats, SweepReport } from './types.ts';
 import {
   checkBound,
   checkConfigPatch,
+  checkGroupStart,
   checkId,
   checkIds,
   checkInt,
   checkName,
-  DEFAULT_LIMITS,
   encodeMessages,
-  type Limits,
 } from './validate.ts';
 
 export interface QueueServiceOptions {
@@ -51,6 +41,12 @@ export interface QueueServiceOptions {
 
 const DEFAULT_SWEEP_BUDGET = 10_000;
 const REDRIVE_BATCH = 1000;
+const DEFAULT_PAGE = 100;
+
+/** A group's keys as the scripts name them. */
+function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string } {
+  return { lease: k.lease(group), meta: k.groupMeta(group) };
+}
 
 /**
  * @example
@@ -60,22 +56,21 @@ const REDRIVE_BATCH = 1000;
 export function createQueueService(options: QueueServiceOptions): QueueService {
   const { clock } = options;
   const defaults: QueueConfig = { ...DEFAULT_CONFIG, ...checkConfigPatch(options.defaults ?? {}) };
-  const defaultArgs = configArgs(defaults);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const space = createKeySpace(options.keyPrefix);
   const run = createScriptRunner(options.redis);
-  const now = (): string => String(Math.floor(clock.now()));
+  const now = (): number => Math.floor(clock.now());
 
   /**
    * Adds the queue to the registry, then marks its config registered; a script reported the marker
    * missing. Best effort: the operation itself succeeded, and a failure (or a crash) between the
    * steps leaves the marker unset, so the queue's next produce/configure/createGroup retries.
    */
-  async function register(queue: string, unregistered: RedisValue | undefined): Promise<void> {
-    if (Number(unregistered) !== 1) return;
+  async function register(queue: string, unregistered: boolean): Promise<void> {
+    if (!unregistered) return;
     try {
-      await run(scripts.registryAdd, [space.registry], [queue]);
-      await run(scripts.queueMark, [space.queue(queue).config], []);
+      await run(scripts.registryAdd, { registry: space.registry }, { queue });
+      await run(scripts.queueMark, { config: space.queue(queue).config }, {});
     } catch {
       // Healed by the next call on this queue.
     }
@@ -83,307 +78,314 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
   /** Removes the name from the registry, then clears the marker of a queue re-created meanwhile. */
   async function unregister(queue: string): Promise<void> {
-    await run(scripts.registryRemove, [space.registry], [queue]);
-    await run(scripts.queueUnmark, [space.queue(queue).config], []);
+    await run(scripts.registryRemove, { registry: space.registry }, { queue });
+    await run(scripts.queueUnmark, { config: space.queue(queue).config }, {});
   }
 
   async function groupNames(queue: string): Promise<string[]> {
-    return (await run(scripts.groups, [space.queue(queue).stream], [])).map(String);
+    return (await run(scripts.groups, { stream: space.queue(queue).stream }, {})).names;
   }
 
-  function messages(items: RedisValue[]): Message[] {
-    return items.map((item) => {
-      const [id, deliveries, fields] = item as [string, number, RedisValue];
-      return decodeMessage(String(id), fields, Number(deliveries));
-    });
+  function delivered(items: readonly { id: string; deliveries: number; fields: string[] }[]): Message[] {
+    return items.map(({ id, deliveries, fields }) => decodeMessage(id, fields, deliveries));
   }
 
-  function count(value: number | undefined, fallback: number): number {
-    return checkInt(value ?? fallback, 'count', 1, limits.maxCount);
+  function count(value: number | undefined): number {
+    return checkInt(value ?? DEFAULT_PAGE, 'count', CALL_RULES.count);
   }
 
   const service: QueueService = {
     async configure(queue, patch) {
       checkName('queue', queue);
       const checked = checkConfigPatch(patch);
-      const k = space.queue(queue);
-      const args = [queue, ...Object.entries(checked).flatMap(([field, value]) => [field, String(value)])];
-      const [unregistered, ...stored] = await run(scripts.configure, [k.config], args);
+      const { unregistered, record } = await run(
+        scripts.configure,
+        { config: space.queue(queue).config },
+        { queue, patch: checked },
+      );
       await register(queue, unregistered);
-      return configFromStored(stored.map(String), defaults);
+      return configFromStored(record, defaults);
     },
 
     async getConfig(queue) {
       checkName('queue', queue);
-      const [exists, ...stored] = await run(scripts.configGet, [space.queue(queue).config], []);
-      return Number(exists) === 1 ? configFromStored(stored.map(String), defaults) : null;
+      const { exists, record } = await run(scripts.configGet, { config: space.queue(queue).config }, {});
+      return exists ? configFromStored(record, defaults) : null;
     },
 
     async listQueues() {
       // A name can outlive its queue briefly (a delete racing a re-creation); the sweep drops it.
-      const [, ...names] = await run(scripts.queues, [space.registry, space.sweepCursor], []);
-      return names.map(String).sort();
+      const { names } = await run(
+        scripts.queues,
+        { registry: space.registry, sweepCursor: space.sweepCursor },
+        {},
+      );
+      return names.sort();
     },
 
     async deleteQueue(queue) {
       checkName('queue', queue);
       const k = space.queue(queue);
-      const groups = await groupNames(queue);
-      const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config];
-      for (const group of groups) keys.push(k.lease(group), k.groupMeta(group));
-      const [existed] = await run(scripts.queueDelete, keys, []);
+      const groups = (await groupNames(queue)).map((group) => groupKeys(k, group));
+      const { existed } = await run(
+        scripts.queueDelete,
+        {
+          stream: k.stream,
+          dlq: k.dlq,
+          delayed: k.delayed,
+          delayedData: k.delayedData,
+          config: k.config,
+          groups,
+        },
+        {},
+      );
       await unregister(queue);
-      return Number(existed) === 1;
+      return existed;
     },
 
     async produce(queue, input) {
       checkName('queue', queue);
       const encoded = encodeMessages(input, limits);
       const k = space.queue(queue);
-      const keys = [k.stream, k.delayed, k.delayedData, k.config];
-      const args = [queue, now(), ...defaultArgs, String(encoded.length)];
-      for (const message of encoded) {
-        let dedupIndex = 0;
-        if (message.dedupId !== undefined) {
-          keys.push(k.dedup(message.dedupId));
-          dedupIndex = keys.length;
-        }
-        args.push(message.body, message.attributes, String(message.delayMs), String(dedupIndex));
-      }
-      const [unregistered, ...ids] = await run(scripts.produce, keys, args);
+      const dedup: string[] = [];
+      const messages = encoded.map((message) => {
+        if (message.dedupId !== undefined) dedup.push(k.dedup(message.dedupId));
+        return {
+          body: message.body,
+          attributes: message.attributes,
+          delayMs: message.delayMs,
+          dedupKey: message.dedupId === undefined ? 0 : dedup.length,
+        };
+      });
+      const { unregistered, ids } = await run(
+        scripts.produce,
+        { stream: k.stream, delayed: k.delayed, delayedData: k.delayedData, config: k.config, dedup },
+        { queue, now: now(), config: defaults, messages },
+      );
       await register(queue, unregistered);
-      return ids.map(String);
+      return ids;
     },
 
     async browse(queue, options) {
       checkName('queue', queue);
-      const start = checkBound(options.start ?? '-', 'start');
-      const end = checkBound(options.end ?? '+', 'end');
-      const n = count(options.count, 100);
+      const from = checkBound(options.start ?? '-', 'start');
+      const to = checkBound(options.end ?? '+', 'end');
       const k = space.queue(queue);
-      const entries = await run(scripts.browse, [k.stream, k.config], [start, end, String(n)]);
-      return entries.map((entry) => {
-        const [id, fields] = entry as [string, RedisValue];
-        return decodeMessage(String(id), fields, 0);
-      });
+      const { entries } = await run(
+        scripts.browse,
+        { stream: k.stream, config: k.config },
+        { from, to, count: count(options.count) },
+      );
+      return entries.map(({ id, fields }) => decodeMessage(id, fields, 0));
     },
 
     async createGroup(queue, group, start) {
       checkName('queue', queue);
       checkName('group', group);
-      if (start !== '0' && start !== '$') checkId(start, 'start');
+      checkGroupStart(start);
       const k = space.queue(queue);
-      const [created, unregistered] = await run(
+      const { created, unregistered } = await run(
         scripts.groupCreate,
-        [k.stream, k.config],
-        [queue, group, start],
+        { stream: k.stream, config: k.config },
+        { queue, group, start },
       );
       await register(queue, unregistered);
-      return { created: Number(created) === 1 };
+      return { created };
     },
 
     async deleteGroup(queue, group) {
       checkName('queue', queue);
       checkName('group', group);
       const k = space.queue(queue);
-      const [deleted] = await run(
+      const { deleted } = await run(
         scripts.groupDelete,
-        [k.stream, k.lease(group), k.groupMeta(group)],
-        [group],
+        { stream: k.stream, ...groupKeys(k, group) },
+        { group },
       );
-      return Number(deleted) === 1;
+      return deleted;
     },
 
     async consume(queue, group, consumer, n) {
       checkName('queue', queue);
       checkName('group', group);
       checkName('consumer', consumer);
-      checkInt(n, 'count', 1, limits.maxCount);
+      checkInt(n, 'count', CALL_RULES.count);
       const k = space.queue(queue);
-      const [, ...items] = await run(
+      const { messages } = await run(
         scripts.consume,
-        [k.stream, k.dlq, k.delayed, k.delayedData, k.config, k.lease(group), k.groupMeta(group)],
-        [group, consumer, String(n), now(), ...defaultArgs],
+        {
+          stream: k.stream,
+          dlq: k.dlq,
+          delayed: k.delayed,
+          delayedData: k.delayedData,
+          config: k.config,
+          ...groupKeys(k, group),
+        },
+        { group, consumer, count: n, now: now(), config: defaults },
       );
-      return messages(items);
+      return delivered(messages);
     },
 
     async ack(queue, group, ids) {
       checkName('queue', queue);
       checkName('group', group);
-      const checked = checkIds(ids, limits);
+      const checked = checkIds(ids);
       const k = space.queue(queue);
-      const [acked] = await run(
+      const { acked } = await run(
         scripts.ack,
-        [k.stream, k.lease(group), k.groupMeta(group)],
-        [group, ...checked],
+        { stream: k.stream, ...groupKeys(k, group) },
+        { group, ids: checked },
       );
-      return Number(acked);
+      return acked;
     },
 
     async nack(queue, group, ids, delayMs) {
       checkName('queue', queue);
       checkName('group', group);
-      const checked = checkIds(ids, limits);
-      checkInt(delayMs, 'delayMs', 0, limits.maxDelayMs);
+      const checked = checkIds(ids);
+      checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
       const k = space.queue(queue);
-      const [requeued] = await run(
+      const { requeued } = await run(
         scripts.nack,
-        [k.stream, k.lease(group), k.groupMeta(group)],
-        [group, now(), String(delayMs), ...checked],
+        { stream: k.stream, ...groupKeys(k, group) },
+        { group, now: now(), delayMs, ids: checked },
       );
-      return Number(requeued);
+      return requeued;
     },
 
     async extend(queue, group, consumer, ids) {
       checkName('queue', queue);
       checkName('group', group);
       checkName('consumer', consumer);
-      const checked = checkIds(ids, limits);
+      const checked = checkIds(ids);
       const k = space.queue(queue);
-      const [extended, lost] = await run(
+      return run(
         scripts.extend,
-        [k.stream, k.config, k.lease(group), k.groupMeta(group)],
-        [group, consumer, now(), ...defaultArgs, ...checked],
+        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+        { group, consumer, now: now(), config: defaults, ids: checked },
       );
-      return { extended: (extended as RedisValue[]).map(String), lost: (lost as RedisValue[]).map(String) };
     },
 
     async reclaim(queue, group, consumer, options) {
       checkName('queue', queue);
       checkName('group', group);
       checkName('consumer', consumer);
-      const minIdle = checkInt(options.minIdleMs, 'minIdleMs', 0, Number.MAX_SAFE_INTEGER);
-      const n = count(options.count, 100);
+      const minIdleMs = checkInt(options.minIdleMs, 'minIdleMs', CALL_RULES.minIdleMs);
+      const n = count(options.count);
       const cursor = checkId(options.cursor ?? '0-0', 'cursor');
       const k = space.queue(queue);
-      const [next, , deleted, ...items] = await run(
+      const reply = await run(
         scripts.reclaim,
-        [k.stream, k.dlq, k.config, k.lease(group), k.groupMeta(group)],
-        [group, consumer, now(), String(minIdle), String(n), cursor, ...defaultArgs],
+        { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
+        { group, consumer, now: now(), minIdleMs, count: n, cursor, config: defaults },
       );
-      return {
-        cursor: String(next),
-        messages: messages(items),
-        deleted: (deleted as RedisValue[]).map(String),
-      };
+      return { cursor: reply.cursor, messages: delivered(reply.messages), deleted: reply.deleted };
     },
 
     async pendingSummary(queue, group) {
       checkName('queue', queue);
       checkName('group', group);
-      const [pending, minId, maxId, consumers] = await run(
-        scripts.pendingSummary,
-        [space.queue(queue).stream],
-        [group],
-      );
+      const reply = await run(scripts.pendingSummary, { stream: space.queue(queue).stream }, { group });
       return {
-        pending: Number(pending),
-        minId: minId === null || minId === undefined ? null : String(minId),
-        maxId: maxId === null || maxId === undefined ? null : String(maxId),
-        consumers: Array.isArray(consumers)
-          ? consumers.map((row) => {
-              const [name, n] = row as [string, string];
-              return { name: String(name), pending: Number(n) };
-            })
-          : [],
-      } satisfies PendingSummary;
+        pending: reply.pending,
+        minId: reply.minId,
+        maxId: reply.maxId,
+        consumers: reply.consumers ?? [],
+      };
     },
 
     async pendingRange(queue, group, options) {
       checkName('queue', queue);
       checkName('group', group);
-      const start = checkBound(options.start, 'start');
-      const end = checkBound(options.end, 'end');
-      const n = count(options.count, 100);
+      const from = checkBound(options.start, 'start');
+      const to = checkBound(options.end, 'end');
+      const n = count(options.count);
       if (options.consumer !== undefined) checkName('consumer', options.consumer);
-      const minIdle = checkInt(options.minIdleMs ?? 0, 'minIdleMs', 0, Number.MAX_SAFE_INTEGER);
+      const minIdleMs = checkInt(options.minIdleMs ?? 0, 'minIdleMs', CALL_RULES.minIdleMs);
       const k = space.queue(queue);
-      const rows = await run(
+      const { entries } = await run(
         scripts.pendingRange,
-        [k.stream, k.config, k.lease(group), k.groupMeta(group)],
-        [group, now(), start, end, String(n), options.consumer ?? '', String(minIdle), ...defaultArgs],
+        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+        {
+          group,
+          now: now(),
+          from,
+          to,
+          count: n,
+          consumer: options.consumer ?? '',
+          minIdleMs,
+          config: defaults,
+        },
       );
-      return rows.map((row) => {
-        const [id, consumer, idle, deliveries] = row as [string, string, number, number];
-        return {
-          id: String(id),
-          consumer: String(consumer),
-          idleMs: Number(idle),
-          deliveries: Number(deliveries),
-        } satisfies PendingEntry;
-      });
+      return entries;
     },
 
     async listDeadLetters(queue, options) {
       checkName('queue', queue);
-      const n = count(options.count, 100);
-      const start = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
-      const entries = await run(scripts.dlqList, [space.queue(queue).dlq], [start, String(n + 1)]);
-      const page = entries.slice(0, n).map((entry) => {
-        const [id, fields] = entry as [string, RedisValue];
-        return decodeDeadLetter(String(id), fields);
-      }) satisfies DeadLetter[];
-      const following = entries[n] as [string, RedisValue] | undefined;
-      return { deadLetters: page, cursor: following === undefined ? null : String(following[0]) };
+      const n = count(options.count);
+      const from = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
+      const { entries } = await run(scripts.dlqList, { dlq: space.queue(queue).dlq }, { from, count: n + 1 });
+      const page = entries.slice(0, n).map(({ id, fields }) => decodeDeadLetter(id, fields));
+      return { deadLetters: page, cursor: entries[n]?.id ?? null };
     },
 
     async redrive(queue, selection) {
       checkName('queue', queue);
       const k = space.queue(queue);
+      const keys = { stream: k.stream, dlq: k.dlq };
       if ('all' in selection) {
         if (selection.all !== true) throw new QueueError(QueueErrorCode.invalidArgument, 'all must be true');
         let total = 0;
         for (;;) {
-          const [n, more] = await run(scripts.redrive, [k.stream, k.dlq], ['all', String(REDRIVE_BATCH)]);
-          total += Number(n);
-          if (Number(more) !== 1 || Number(n) === 0) return total;
+          const { redriven, more } = await run(scripts.redrive, keys, {
+            mode: 'all',
+            limit: REDRIVE_BATCH,
+            ids: [],
+          });
+          total += redriven;
+          if (!more || redriven === 0) return total;
         }
       }
-      const ids = checkIds(selection.ids, limits);
-      const [n] = await run(scripts.redrive, [k.stream, k.dlq], ['ids', '0', ...ids]);
-      return Number(n);
+      const ids = checkIds(selection.ids);
+      const { redriven } = await run(scripts.redrive, keys, { mode: 'ids', limit: 0, ids });
+      return redriven;
     },
 
     async purgeDeadLetters(queue) {
       checkName('queue', queue);
-      const [n] = await run(scripts.purge, [space.queue(queue).dlq], []);
-      return Number(n);
+      return (await run(scripts.purge, { dlq: space.queue(queue).dlq }, {})).purged;
     },
 
     async stats(queue) {
       checkName('queue', queue);
       const k = space.queue(queue);
-      const [length, delayed, deadLetters, ...groups] = await run(
+      const reply = await run(
         scripts.stats,
-        [k.stream, k.dlq, k.delayed, k.config],
-        [now()],
+        { stream: k.stream, dlq: k.dlq, delayed: k.delayed, config: k.config },
+        { now: now() },
       );
       return {
         name: queue,
-        length: Number(length),
-        delayed: Number(delayed),
-        deadLetters: Number(deadLetters),
-        groups: groups.map((row) => {
-          const [name, pending, lag, consumers, age, last] = row as RedisValue[];
-          return {
-            name: String(name),
-            pending: Number(pending),
-            lag: Number(lag) < 0 ? null : Number(lag),
-            consumers: Number(consumers),
-            oldestPendingAgeMs: Number(age) < 0 ? null : Number(age),
-            lastDeliveredId: String(last),
-          } satisfies GroupStats;
-        }),
+        length: reply.length,
+        delayed: reply.delayed,
+        deadLetters: reply.deadLetters,
+        groups: reply.groups.map((group) => ({
+          name: group.name,
+          pending: group.pending,
+          lag: group.lag < 0 ? null : group.lag,
+          consumers: group.consumers,
+          oldestPendingAgeMs: group.oldestPendingAgeMs < 0 ? null : group.oldestPendingAgeMs,
+          lastDeliveredId: group.lastDeliveredId,
+        })),
       } satisfies QueueStats;
     },
 
     async sweep(options = {}) {
-      let budget = checkInt(options.budget ?? DEFAULT_SWEEP_BUDGET, 'budget', 1, 10_000_000);
+      let budget = checkInt(options.budget ?? DEFAULT_SWEEP_BUDGET, 'budget', CALL_RULES.sweepBudget);
       const deadline =
         options.timeBudgetMs === undefined
           ? Number.POSITIVE_INFINITY
-          : clock.now() + checkInt(options.timeBudgetMs, 'timeBudgetMs', 0, 24 * 60 * 60_000);
+          : clock.now() + checkInt(options.timeBudgetMs, 'timeBudgetMs', CALL_RULES.sweepTimeBudgetMs);
       const report: SweepReport = {
         deadLettered: 0,
         promoted: 0,
@@ -392,9 +394,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         trimmed: 0,
         complete: true,
       };
-      const [cursor, ...registered] = await run(scripts.queues, [space.registry, space.sweepCursor], []);
-      const names = registered.map(String).sort();
-      const first = Math.max(0, names.indexOf(String(cursor)));
+      const registry = { registry: space.registry, sweepCursor: space.sweepCursor };
+      const { cursor, names: registered } = await run(scripts.queues, registry, {});
+      const names = registered.sort();
+      const first = Math.max(0, names.indexOf(cursor));
       const gone: string[] = [];
       let resumeAt = '';
       for (let i = 0; i < names.length; i++) {
@@ -404,30 +407,37 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           resumeAt = queue;
           break;
         }
-        const groups = await groupNames(queue);
+        const groupNamesOf = await groupNames(queue);
         const k = space.queue(queue);
-        const keys = [k.stream, k.dlq, k.delayed, k.delayedData, k.config];
-        for (const group of groups) keys.push(k.lease(group), k.groupMeta(group));
-        const [dead, promoted, refs, removed, trimmed, work, done, exists] = (
-          await run(scripts.sweepQueue, keys, [queue, now(), String(budget), ...defaultArgs, ...groups])
-        ).map(Number) as [number, number, number, number, number, number, number, number];
-        if (exists !== 1) gone.push(queue);
-        report.deadLettered += dead;
-        report.promoted += promoted;
-        report.deletedReferences += refs;
-        report.consumersRemoved += removed;
-        report.trimmed += trimmed;
-        budget -= work;
-        if (done !== 1) {
+        const step = await run(
+          scripts.sweepQueue,
+          {
+            stream: k.stream,
+            dlq: k.dlq,
+            delayed: k.delayed,
+            delayedData: k.delayedData,
+            config: k.config,
+            groups: groupNamesOf.map((group) => groupKeys(k, group)),
+          },
+          { queue, now: now(), budget, config: defaults, groupNames: groupNamesOf },
+        );
+        if (!step.exists) gone.push(queue);
+        report.deadLettered += step.deadLettered;
+        report.promoted += step.promoted;
+        report.deletedReferences += step.deletedReferences;
+        report.consumersRemoved += step.consumersRemoved;
+        report.trimmed += step.trimmed;
+        budget -= step.work;
+        if (!step.done) {
           report.complete = false;
           resumeAt = queue;
           break;
         }
       }
       // One registry-slot call: where the next sweep starts, and the names of deleted queues.
-      await run(scripts.sweepFinish, [space.registry, space.sweepCursor], [resumeAt, ...gone]);
+      await run(scripts.sweepFinish, registry, { resumeAt, gone });
       // A queue re-created since it was found gone re-registers on its next call.
-      for (const queue of gone) await run(scripts.queueUnmark, [space.queue(queue).config], []);
+      for (const queue of gone) await run(scripts.queueUnmark, { config: space.queue(queue).config }, {});
       return report;
     },
   };

@@ -4,21 +4,10 @@
  * contract.
  */
 
-/** Per-queue settings, stored in Redis; defaults come from the environment. */
-export interface QueueConfig {
-  /** A delivered message not acked within this time may be taken back by another consumer. */
-  visibilityTimeoutMs: number;
-  /** Deliveries after which a message is dead-lettered instead of delivered again. */
-  maxDeliveries: number;
-  /** A repeated dedupId within this window returns the first message's id and adds nothing. */
-  dedupWindowMs: number;
-  /** How long entries every group has acked are kept before the sweep trims them. */
-  retentionMs: number;
-  /** A consumer with nothing pending, idle this long, is removed by the sweep. */
-  consumerIdleMs: number;
-  /** The most messages one consumer may hold at once (Upstash caps a consumer's PEL at 1000). */
-  maxInFlightPerConsumer: number;
-}
+/** Per-queue settings: each field with its bounds and default is in lib/queue/rules.ts. */
+export type { QueueConfig } from './rules.ts';
+
+import type { QueueConfig } from './rules.ts';
 
 export interface MessageInput {
   /** Any JSON value. */
@@ -109,7 +98,11 @@ export interface SweepOptions {
   timeBudgetMs?: number;
 }
 
-/** The operations of the queue. Every method is one atomic Redis round trip unless noted. */
+/**
+ * The operations of the queue. Every method is one atomic Redis round trip, except: the first
+ * produce, configure or createGroup of a queue (three: it registers the queue), deleteQueue (four),
+ * sweep (two per queue visited plus two) and redrive of everything (one per 1,000 dead letters).
+ */
 export interface QueueService {
   configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;
   /** Null when the queue is not registered. */

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/api/app.ts';
 import { allows, createTokenSet, parseTokenSpec, resolveTokens } from '../../lib/api/auth.ts';
 import { createManualClock } from '../../lib/clock.ts';
-import { createFakeQueue } from './support/fake-queue.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
+import { createQueueService } from '../../lib/queue/service.ts';
+import { createEngineClient } from '../../lib/redis/engine-client.ts';
 import { createHarness, type Harness, tokens } from './support/harness.ts';
 
 type ScopeName = 'admin' | 'produce' | 'consume';
@@ -52,7 +54,7 @@ async function seeded(): Promise<Harness> {
   const h = await createHarness();
   await h.call('POST', '/v1/queues/q/messages', { body: { messages: [{ body: 'seed' }] } });
   await h.call('PUT', g, { body: { start: '0' } });
-  h.queue.calls.length = 0;
+  h.calls.length = 0;
   return h;
 }
 
@@ -75,25 +77,25 @@ describe.each(routes)('$method $path (scope $scope)', (route) => {
     const res = await send(h, null);
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('UNAUTHORIZED');
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 
   it('answers 401 with a wrong token', async () => {
     const h = await seeded();
     const res = await send(h, `${tokens.admin}x`);
     expect(res.status).toBe(401);
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 
   it('answers 403 for each token without the scope', async () => {
     const h = await seeded();
-    const before = h.queue.snapshot();
+    const before = h.snapshot();
     for (const token of lacking[route.scope]) {
       const res = await send(h, token);
       expect(res.status).toBe(403);
       expect(res.json.error).toMatchObject({ code: 'FORBIDDEN', details: { required: route.scope } });
     }
-    expect(h.queue.snapshot()).toBe(before);
+    expect(h.snapshot()).toBe(before);
   });
 
   it(`answers ${route.ok} with the scope, and with admin`, async () => {
@@ -157,8 +159,9 @@ describe('tokens', () => {
   it('refuses to build an app with no tokens at all', async () => {
     const clock = createManualClock();
     const empty = await createTokenSet([]);
-    expect(() =>
-      createApp({ queue: createFakeQueue(clock), tokens: empty, health: async () => true }),
-    ).toThrow(/refusing to serve an open queue/);
+    const queue = createQueueService({ redis: createEngineClient(createEngine({ clock })), clock });
+    expect(() => createApp({ queue, tokens: empty, health: async () => true })).toThrow(
+      /refusing to serve an open queue/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 /** Every error code the API answers with, each in the one envelope. */
 import { describe, expect, it } from 'vitest';
-import { QueueError, QueueErrorCode } from '../../lib/queue/errors.ts';
+import { RedisReplyError, RedisUnavailableError } from '../../lib/redis/client.ts';
 import { createHarness, tokens } from './support/harness.ts';
 
 function expectEnvelope(json: unknown, code: string): void {
@@ -22,7 +22,7 @@ describe('400 validation', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['messages.0.delayMs', 'messages.1.body', 'messages.1.attributes.a']),
     );
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 
   it('rejects an invalid queue name in the path', async () => {
@@ -68,7 +68,7 @@ describe('400 validation', () => {
       expect([method, path, res.status]).toEqual([method, path, 400]);
       expectEnvelope(res.json, 'INVALID_ARGUMENT');
     }
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 });
 
@@ -94,7 +94,7 @@ describe('401, 403', () => {
     expect(res.status).toBe(403);
     expectEnvelope(res.json, 'FORBIDDEN');
     expect(res.json.error.details).toEqual({ required: 'admin' });
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 });
 
@@ -130,19 +130,23 @@ describe('404', () => {
 });
 
 describe('409, 503, 500 from the queue', () => {
-  it('maps CONFLICT to 409 and keeps the details', async () => {
+  it('answers CONFLICT (409) when a key of the queue holds another type', async () => {
     const h = await createHarness();
-    h.queue.failNext(new QueueError(QueueErrorCode.conflict, 'wrong type', { key: 'q:{orders}:stream' }));
+    await h.engine.call(['SET', 'q:{orders}:stream', 'written by someone else']);
     const res = await h.call('POST', '/v1/queues/orders/messages', { body: { messages: [{ body: 1 }] } });
     expect(res.status).toBe(409);
     expect(res.json).toEqual({
-      error: { code: 'CONFLICT', message: 'wrong type', details: { key: 'q:{orders}:stream' } },
+      error: {
+        code: 'CONFLICT',
+        message:
+          'A key of this queue holds a value of another type (written by something other than this queue)',
+      },
     });
   });
 
   it('maps REDIS_UNAVAILABLE to 503 with Retry-After', async () => {
     const h = await createHarness();
-    h.queue.failNext(new QueueError(QueueErrorCode.redisUnavailable, 'timeout'));
+    h.failNext(new RedisUnavailableError('timeout'));
     const res = await h.call('GET', '/v1/queues');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
@@ -158,17 +162,19 @@ describe('409, 503, 500 from the queue', () => {
     expectEnvelope(res.json, 'REDIS_UNAVAILABLE');
   });
 
-  it('maps MESSAGE_TOO_LARGE from the queue to 413', async () => {
-    const h = await createHarness();
-    h.queue.failNext(new QueueError(QueueErrorCode.messageTooLarge, 'too big'));
-    const res = await h.call('POST', '/v1/queues/orders/messages', { body: { messages: [{ body: 1 }] } });
+  it('answers MESSAGE_TOO_LARGE (413) for a message over the limit', async () => {
+    const h = await createHarness({ limits: { maxMessageBytes: 10 } });
+    const res = await h.call('POST', '/v1/queues/orders/messages', {
+      body: { messages: [{ body: 'x'.repeat(20) }] },
+    });
     expect(res.status).toBe(413);
     expectEnvelope(res.json, 'MESSAGE_TOO_LARGE');
   });
 
   it('logs an unexpected error with the request id and answers 500 without internals', async () => {
     const h = await createHarness();
-    h.queue.failNext(new TypeError('cannot read properties of undefined (secret internals)'));
+    h.queue.listQueues = () =>
+      Promise.reject(new TypeError('cannot read properties of undefined (secret internals)'));
     const res = await h.call('GET', '/v1/queues', { headers: { 'x-request-id': 'req-42' } });
     expect(res.status).toBe(500);
     expect(res.json).toEqual({
@@ -184,7 +190,7 @@ describe('409, 503, 500 from the queue', () => {
 
   it('answers REDIS_ERROR as 500 and logs it', async () => {
     const h = await createHarness();
-    h.queue.failNext(new QueueError(QueueErrorCode.redisError, "ERR unexpected, args 'secret-body'"));
+    h.failNext(new RedisReplyError("ERR unexpected, args 'secret-body'"));
     const res = await h.call('GET', '/v1/queues');
     expect(res.status).toBe(500);
     expect(res.json.error).toMatchObject({
@@ -204,7 +210,7 @@ describe('413, 415', () => {
     });
     expect(res.status).toBe(413);
     expect(res.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', details: { limit: 1000 } } });
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 
   it('rejects a whole batch when one message is over the per-message limit', async () => {
@@ -214,7 +220,7 @@ describe('413, 415', () => {
     });
     expect(res.status).toBe(413);
     expect(res.json.error.details).toEqual({ index: 1, bytes: 202, limit: 100 });
-    expect(h.queue.calls).toEqual([]);
+    expect(h.calls).toEqual([]);
   });
 
   it('uses 256 KiB per message and 1 MiB per request by default', async () => {

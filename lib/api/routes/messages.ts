@@ -3,7 +3,6 @@ import { createRoute } from '@hono/zod-openapi';
 import type { MessageInput } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
-import { ApiError, ApiErrorCode } from '../errors.ts';
 import { BrowseQuery, MessageList, ProduceBody, ProduceResult, QueueParams } from '../schemas.ts';
 import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
 
@@ -31,36 +30,13 @@ const browse = createRoute({
   responses: { 200: jsonContent(MessageList, 'Entries in id order'), ...errorResponses },
 });
 
-const encoder = new TextEncoder();
-
-/** Rejects the whole batch when any one message is over the limit, so nothing is half-written. */
-function checkSizes(messages: readonly MessageInput[], limit: number): void {
-  messages.forEach((message, index) => {
-    const bytes =
-      encoder.encode(JSON.stringify(message.body) ?? '').length +
-      (message.attributes === undefined ? 0 : encoder.encode(JSON.stringify(message.attributes)).length);
-    if (bytes > limit) {
-      throw new ApiError(
-        ApiErrorCode.payloadTooLarge,
-        `Message ${index} is ${bytes} bytes; the limit is ${limit}`,
-        {
-          index,
-          bytes,
-          limit,
-        },
-      );
-    }
-  });
-}
-
-export function registerMessageRoutes(app: ApiApp, { queue, limits }: RouteDeps): void {
+export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
   app.openapi(produce, async (c) => {
     const { queue: name } = c.req.valid('param');
     const { messages } = c.req.valid('json');
-    // Parsed JSON has no explicit undefined, so zod's `?: T | undefined` fits `?: T` here.
-    const inputs = messages as MessageInput[];
-    checkSizes(inputs, limits.maxMessageBytes);
-    return c.json({ ids: await queue.produce(name, inputs) }, 201);
+    // Parsed JSON has no explicit undefined, so zod's `?: T | undefined` fits `?: T` here. The
+    // queue checks each message's size (MESSAGE_TOO_LARGE, the whole batch refused).
+    return c.json({ ids: await queue.produce(name, messages as MessageInput[]) }, 201);
   });
 
   app.openapi(browse, async (c) => {

@@ -1,30 +1,30 @@
 -- consume: promotes due delayed messages, takes back messages whose lease expired (or whose nack
 -- delay passed), dead-letters those that would exceed max deliveries, then reads new ones.
--- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
--- KEYS[5] config, KEYS[6] group lease set, KEYS[7] group meta
--- ARGV[1] group, ARGV[2] consumer, ARGV[3] count, ARGV[4] now (ms), ARGV[5..10] config defaults
--- Returns {'ok', deadLettered, {id, deliveries, fields}, ...} or {'GROUP_NOT_FOUND', message}
+-- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
+-- ARGV: group, consumer, count: int, now: int, config: json
+-- Returns: deadLettered: int, ...messages: {id: string, deliveries: int, fields: fields}
+-- Errors: GROUP_NOT_FOUND
 -- @include common
 
-local stream, dlq, lease, meta = KEYS[1], KEYS[2], KEYS[6], KEYS[7]
-local group, consumer = ARGV[1], ARGV[2]
-local now = tonumber(ARGV[4])
+local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
+local group, consumer = args.group, args.consumer
+local now = args.now
 if not group_exists(stream, group) then
   return { 'GROUP_NOT_FOUND', 'no group ' .. group }
 end
-local cfg = load_config(KEYS[5], 5)
+local cfg = load_config(keys.config, args.config)
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
 redis.call('HSET', meta, 's:' .. consumer, int(now))
 
 -- The in-flight cap counts what this consumer already holds (bounded by the cap itself).
 local cap = cfg.maxInFlightPerConsumer
 local held = #redis.call('XPENDING', stream, group, '-', '+', int(cap), consumer)
-local n = math.min(tonumber(ARGV[3]), cap - held)
+local n = math.min(args.count, cap - held)
 local out = { 'ok', 0 }
 if n <= 0 then
   return out
 end
-promote(stream, KEYS[3], KEYS[4], now, n)
+promote(stream, keys.delayed, keys.delayedData, now, n)
 
 local leased = {}
 local due = redis.call('ZRANGEBYSCORE', lease, '-inf', int(now), 'LIMIT', '0', int(n))
@@ -64,15 +64,15 @@ if n > 0 then
 end
 
 if #leased > 0 then
-  local args = { 'ZADD', lease }
+  local zadd = { 'ZADD', lease }
   local nacks = { 'HDEL', meta }
   local expires = int(now + vt)
   for _, id in ipairs(leased) do
-    args[#args + 1] = expires
-    args[#args + 1] = id
+    zadd[#zadd + 1] = expires
+    zadd[#zadd + 1] = id
     nacks[#nacks + 1] = 'n:' .. id
   end
-  redis.call(unpack(args))
+  redis.call(unpack(zadd))
   redis.call(unpack(nacks))
 end
 return out

@@ -1,9 +1,10 @@
 -- dlq-list: a page of the dead-letter stream.
--- KEYS[1] dead-letter stream
--- ARGV[1] start (inclusive id or '-'), ARGV[2] count
--- Returns {'ok', {id, fields}, ...}
+-- KEYS: dlq
+-- ARGV: from, count: int
+--   (from: an inclusive id or '-')
+-- Returns: ...entries: {id: string, fields: fields}
 local out = { 'ok' }
-for _, entry in ipairs(redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])) do
+for _, entry in ipairs(redis.call('XRANGE', keys.dlq, args.from, '+', 'COUNT', args.count)) do
   out[#out + 1] = entry
 end
 return out

@@ -1,11 +1,12 @@
 -- groups: the names of a queue's consumer groups (the sweep and deleteQueue need their keys).
--- KEYS[1] stream
--- Returns {'ok', name, ...}
+-- KEYS: stream
+-- ARGV: none
+-- Returns: ...names: string
 local out = { 'ok' }
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('EXISTS', keys.stream) == 0 then
   return out
 end
-for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
   out[#out + 1] = g[2]
 end
 return out

@@ -1,25 +1,26 @@
 -- pending-range: XPENDING's extended form, idle times taken from the lease index.
--- KEYS[1] stream, KEYS[2] config, KEYS[3] group lease set, KEYS[4] group meta
--- ARGV[1] group, ARGV[2] now, ARGV[3] start, ARGV[4] end, ARGV[5] count, ARGV[6] consumer or '',
--- ARGV[7] minIdleMs, ARGV[8..13] config defaults
--- Returns {'ok', {id, consumer, idleMs, deliveries}, ...} or {'GROUP_NOT_FOUND', message}
+-- KEYS: stream, config, lease, meta
+-- ARGV: group, now: int, from, to, count: int, consumer, minIdleMs: int, config: json
+--   (consumer: '' for every consumer)
+-- Returns: ...entries: {id: string, consumer: string, idleMs: int, deliveries: int}
+-- Errors: GROUP_NOT_FOUND
 -- @include common
 
-local stream, group = KEYS[1], ARGV[1]
+local stream, group = keys.stream, args.group
 if not group_exists(stream, group) then
   return { 'GROUP_NOT_FOUND', 'no group ' .. group }
 end
-local cfg = load_config(KEYS[2], 8)
-local now, min_idle = tonumber(ARGV[2]), tonumber(ARGV[7])
+local cfg = load_config(keys.config, args.config)
+local now, min_idle = args.now, args.minIdleMs
 local rows
-if ARGV[6] ~= '' then
-  rows = redis.call('XPENDING', stream, group, ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+if args.consumer ~= '' then
+  rows = redis.call('XPENDING', stream, group, args.from, args.to, int(args.count), args.consumer)
 else
-  rows = redis.call('XPENDING', stream, group, ARGV[3], ARGV[4], ARGV[5])
+  rows = redis.call('XPENDING', stream, group, args.from, args.to, int(args.count))
 end
 local out = { 'ok' }
 for _, row in ipairs(rows) do
-  local score = redis.call('ZSCORE', KEYS[3], row[1])
+  local score = redis.call('ZSCORE', keys.lease, row[1])
   local idle = tonumber(row[3])
   if score then
     idle = math.max(0, now - (tonumber(score) - cfg.visibilityTimeoutMs))

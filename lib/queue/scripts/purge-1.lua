@@ -1,9 +1,10 @@
 -- purge: deletes every dead letter of a queue.
--- KEYS[1] dead-letter stream
--- Returns {'ok', purged}
-if redis.call('EXISTS', KEYS[1]) == 0 then
+-- KEYS: dlq
+-- ARGV: none
+-- Returns: purged: int
+if redis.call('EXISTS', keys.dlq) == 0 then
   return { 'ok', 0 }
 end
-local n = redis.call('XLEN', KEYS[1])
-redis.call('DEL', KEYS[1])
+local n = redis.call('XLEN', keys.dlq)
+redis.call('DEL', keys.dlq)
 return { 'ok', n }

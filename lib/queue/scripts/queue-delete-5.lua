@@ -1,8 +1,13 @@
 -- queue-delete: removes a queue's keys; the service then removes its name from the registry.
--- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
--- KEYS[5] config, KEYS[6..] each group's lease set and meta
--- Returns {'ok', 1 existed | 0 absent}
-if redis.call('DEL', (unpack or table.unpack)(KEYS)) > 0 then
+-- KEYS: stream, dlq, delayed, delayedData, config, ...groups: {lease, meta}
+-- ARGV: none
+-- Returns: existed: flag
+local all = { keys.stream, keys.dlq, keys.delayed, keys.delayedData, keys.config }
+for _, group in ipairs(keys.groups) do
+  all[#all + 1] = group.lease
+  all[#all + 1] = group.meta
+end
+if redis.call('DEL', (unpack or table.unpack)(all)) > 0 then
   return { 'ok', 1 }
 end
 return { 'ok', 0 }

@@ -1,8 +1,10 @@
 -- queues: the registry of queues, and where the sweep stopped last time.
--- KEYS[1] registry, KEYS[2] sweep cursor
--- Returns {'ok', cursor or '', name, ...}
-local out = { 'ok', redis.call('GET', KEYS[2]) or '' }
-for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+-- KEYS: registry, sweepCursor
+-- ARGV: none
+-- Returns: cursor: string, ...names: string
+--   (cursor: '' when the last sweep completed)
+local out = { 'ok', redis.call('GET', keys.sweepCursor) or '' }
+for _, name in ipairs(redis.call('SMEMBERS', keys.registry)) do
   out[#out + 1] = name
 end
 return out

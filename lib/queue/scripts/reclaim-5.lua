@@ -2,23 +2,23 @@
 -- takes messages idle at least minIdleMs for this consumer, dead-letters those over max
 -- deliveries and drops pending ids whose entries are gone. Idle time comes from the lease index
 -- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
--- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] config, KEYS[4] group lease set,
--- KEYS[5] group meta
--- ARGV[1] group, ARGV[2] consumer, ARGV[3] now, ARGV[4] minIdleMs, ARGV[5] count, ARGV[6] cursor,
--- ARGV[7..12] config defaults
--- Returns {'ok', cursor, deadLettered, {deleted ids}, {id, deliveries, fields}, ...}
+-- KEYS: stream, dlq, config, lease, meta
+-- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
+-- Returns: cursor: string, deadLettered: int, deleted: string[],
+--   ...messages: {id: string, deliveries: int, fields: fields}
+-- Errors: GROUP_NOT_FOUND
 -- @include common
 
-local stream, dlq, lease, meta = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
-local group, consumer = ARGV[1], ARGV[2]
-local now, min_idle, count = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
+local group, consumer = args.group, args.consumer
+local now, min_idle, count = args.now, args.minIdleMs, args.count
 if not group_exists(stream, group) then
   return { 'GROUP_NOT_FOUND', 'no group ' .. group }
 end
-local cfg = load_config(KEYS[3], 7)
+local cfg = load_config(keys.config, args.config)
 local vt = cfg.visibilityTimeoutMs
 redis.call('HSET', meta, 's:' .. consumer, int(now))
-local rows = redis.call('XPENDING', stream, group, ARGV[6], '+', int(count))
+local rows = redis.call('XPENDING', stream, group, args.cursor, '+', int(count))
 local out = { 'ok', '0-0', 0, {} }
 local leased = {}
 for _, row in ipairs(rows) do

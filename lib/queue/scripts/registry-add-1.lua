@@ -1,6 +1,6 @@
 -- registry-add: adds a queue name to the registry (idempotent).
--- KEYS[1] registry
--- ARGV[1] queue name
--- Returns {'ok'}
-redis.call('SADD', KEYS[1], ARGV[1])
+-- KEYS: registry
+-- ARGV: queue
+-- Returns: nothing
+redis.call('SADD', keys.registry, args.queue)
 return { 'ok' }

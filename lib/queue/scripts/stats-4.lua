@@ -1,13 +1,15 @@
 -- stats: lengths and per-group figures in one round trip.
--- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] config
--- ARGV[1] now (ms)
--- Returns {'ok', length, delayed, deadLetters, {name, pending, lag (-1 = unknown), consumers,
--- oldestPendingAgeMs (-1 = none), lastDeliveredId}, ...} or {'QUEUE_NOT_FOUND', message}
+-- KEYS: stream, dlq, delayed, config
+-- ARGV: now: int
+-- Returns: length: int, delayed: int, deadLetters: int, ...groups: {name: string, pending: int,
+--   lag: int, consumers: int, oldestPendingAgeMs: int, lastDeliveredId: string}
+--   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending)
+-- Errors: QUEUE_NOT_FOUND
 -- @include common
 
-local stream = KEYS[1]
-local now = tonumber(ARGV[1])
-if redis.call('EXISTS', stream) == 0 and redis.call('EXISTS', KEYS[4]) == 0 then
+local stream = keys.stream
+local now = args.now
+if redis.call('EXISTS', stream) == 0 and redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND', 'no queue' }
 end
 local length = 0
@@ -16,7 +18,7 @@ if redis.call('EXISTS', stream) == 1 then
   length = redis.call('XLEN', stream)
   groups = redis.call('XINFO', 'GROUPS', stream)
 end
-local out = { 'ok', length, redis.call('ZCARD', KEYS[3]), redis.call('XLEN', KEYS[2]) }
+local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq) }
 local redis_now = nil
 for _, g in ipairs(groups) do
   local info = kv(g)

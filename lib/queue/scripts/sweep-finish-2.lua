@@ -1,14 +1,15 @@
 -- sweep-finish: records where the sweep stopped and drops names of queues it found deleted.
--- KEYS[1] registry, KEYS[2] sweep cursor (both in the registry's slot)
--- ARGV[1] queue to resume at ('' = the sweep completed: start from the first next time),
--- ARGV[2..] names to remove from the registry
--- Returns {'ok'}
-if ARGV[1] ~= '' then
-  redis.call('SET', KEYS[2], ARGV[1])
+-- KEYS: registry, sweepCursor
+-- ARGV: resumeAt, ...gone
+--   (resumeAt: the queue to resume at, '' when the sweep completed: start from the first next time;
+--   gone: names to remove from the registry)
+-- Returns: nothing
+if args.resumeAt ~= '' then
+  redis.call('SET', keys.sweepCursor, args.resumeAt)
 else
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', keys.sweepCursor)
 end
-for i = 2, #ARGV do
-  redis.call('SREM', KEYS[1], ARGV[i])
+for _, name in ipairs(args.gone) do
+  redis.call('SREM', keys.registry, name)
 end
 return { 'ok' }

@@ -8,18 +8,19 @@
 --   4. per group, delete consumers with nothing pending that have been idle past the limit;
 --   5. trim entries every group has acked (never one some group has not received or acked) that
 --      are older than the retention.
--- KEYS[1] stream, KEYS[2] dead-letter stream, KEYS[3] delayed set, KEYS[4] delayed data,
--- KEYS[5] config, KEYS[6..] each group's lease set and meta (in ARGV order)
--- ARGV[1] queue name, ARGV[2] now, ARGV[3] budget, ARGV[4..9] config defaults, ARGV[10..] group names
--- Returns {'ok', deadLettered, promoted, deletedReferences, consumersRemoved, trimmed, work, done,
--- exists}: exists is 0 when the queue has no config record (deleted; the service unregisters it).
+-- KEYS: stream, dlq, delayed, delayedData, config, ...groups: {lease, meta}
+--   (groups: each group's keys, in the order of args.groupNames)
+-- ARGV: queue, now: int, budget: int, config: json, ...groupNames
+-- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
+--   trimmed: int, work: int, done: flag, exists: flag
+--   (exists is 0 when the queue has no config record: deleted; the service unregisters it)
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
 
-local stream, dlq = KEYS[1], KEYS[2]
-local now, budget = tonumber(ARGV[2]), tonumber(ARGV[3])
-local exists = redis.call('EXISTS', KEYS[5])
-local cfg = load_config(KEYS[5], 4)
+local stream, dlq = keys.stream, keys.dlq
+local now, budget = args.now, args.budget
+local exists = redis.call('EXISTS', keys.config)
+local cfg = load_config(keys.config, args.config)
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
 local dead, deleted_refs, removed, trimmed = 0, 0, 0, 0
 local work = 0
@@ -34,15 +35,14 @@ if redis.call('EXISTS', stream) == 1 then
   end
 end
 
-local promoted = promote(stream, KEYS[3], KEYS[4], now, budget)
+local promoted = promote(stream, keys.delayed, keys.delayedData, now, budget)
 work = work + promoted
 if promoted >= budget then
   done = false
 end
 
-for gi = 10, #ARGV do
-  local group = ARGV[gi]
-  local lease, meta = KEYS[6 + (gi - 10) * 2], KEYS[7 + (gi - 10) * 2]
+for gi, group in ipairs(args.groupNames) do
+  local lease, meta = keys.groups[gi].lease, keys.groups[gi].meta
   if present[group] and work < budget then
     -- 2. Expired leases, from the score where the last sweep stopped.
     local from = redis.call('HGET', meta, 'sweep:lease') or '-inf'

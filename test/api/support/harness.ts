@@ -1,12 +1,20 @@
 /**
- * Builds the API on the fake queue with a manual clock, three tokens (one per scope) and a
- * recording logger, plus a `call` helper that speaks JSON through `app.request`.
+ * Builds the API on the real queue service over the in-process engine, with a manual clock,
+ * three tokens (one per scope), a recording logger and a `call` helper that speaks JSON through
+ * `app.request`. Faults are injected at the Redis seam (`failNext`), never by a stand-in queue.
  */
 import { createApp } from '../../../lib/api/app.ts';
 import { createTokenSet } from '../../../lib/api/auth.ts';
-import type { Limits, Logger } from '../../../lib/api/context.ts';
+import type { Logger } from '../../../lib/api/context.ts';
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
-import { createFakeQueue, type FakeQueueService } from './fake-queue.ts';
+import { createEngine, type Engine } from '../../../lib/engine/engine.ts';
+import { snapshotRecords } from '../../../lib/engine/persistence/snapshot.ts';
+import type { Limits } from '../../../lib/queue/rules.ts';
+import { scripts } from '../../../lib/queue/scripts.generated.ts';
+import { createQueueService } from '../../../lib/queue/service.ts';
+import type { QueueService } from '../../../lib/queue/types.ts';
+import type { RedisClient } from '../../../lib/redis/client.ts';
+import { createEngineClient } from '../../../lib/redis/engine-client.ts';
 
 export const tokens = { admin: 'admin-secret-1', produce: 'produce-secret-2', consume: 'consume-secret-3' };
 
@@ -21,9 +29,17 @@ export interface Reply {
 
 export interface Harness {
   app: ReturnType<typeof createApp>;
-  queue: FakeQueueService;
+  /** The real service the app runs on (tests may wrap one of its methods). */
+  queue: QueueService;
+  engine: Engine;
   clock: ManualClock;
+  /** Names of the scripts the service ran, in order (EVALSHA or EVAL alike). */
+  calls: string[];
   logged: { level: string; message: string; context: Record<string, unknown> }[];
+  /** The next call through the Redis seam rejects with `error` instead of reaching the engine. */
+  failNext(error: Error): void;
+  /** The whole keyspace as text: equal snapshots mean no state changed. */
+  snapshot(): string;
   setHealthy(up: boolean): void;
   /** Sends `body` as JSON (a string is sent as is) with a bearer token unless `token` is null. */
   call(
@@ -33,9 +49,45 @@ export interface Harness {
   ): Promise<Reply>;
 }
 
+const scriptNames = new Map<string, string>(
+  Object.values(scripts).map((script) => [script.sha, script.name]),
+);
+
+/** The seam with a recorder and a one-shot fault in front of it. */
+function faultable(inner: RedisClient, calls: string[]): RedisClient & { failNext(error: Error): void } {
+  let pending: Error | undefined;
+  const take = (): Error | undefined => {
+    const error = pending;
+    pending = undefined;
+    return error;
+  };
+  return {
+    failNext(error) {
+      pending = error;
+    },
+    evalsha(sha, keys, args) {
+      calls.push(scriptNames.get(sha) ?? sha);
+      const error = take();
+      return error === undefined ? inner.evalsha(sha, keys, args) : Promise.reject(error);
+    },
+    eval(source, keys, args) {
+      calls.push('eval');
+      const error = take();
+      return error === undefined ? inner.eval(source, keys, args) : Promise.reject(error);
+    },
+  };
+}
+
 export async function createHarness(options: { limits?: Partial<Limits> } = {}): Promise<Harness> {
   const clock = createManualClock();
-  const queue = createFakeQueue(clock);
+  const engine = createEngine({ clock });
+  const calls: string[] = [];
+  const redis = faultable(createEngineClient(engine), calls);
+  const queue = createQueueService({
+    redis,
+    clock,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
   const logged: Harness['logged'] = [];
   const logger: Logger = {
     error: (message, context) => logged.push({ level: 'error', message, context }),
@@ -55,8 +107,13 @@ export async function createHarness(options: { limits?: Partial<Limits> } = {}):
   return {
     app,
     queue,
+    engine,
     clock,
+    calls,
     logged,
+    failNext: (error) => redis.failNext(error),
+    // A fixed time, so that only data (never the clock moving) changes the text.
+    snapshot: () => JSON.stringify(snapshotRecords(engine, 0)),
     setHealthy: (up) => {
       healthy = up;
     },

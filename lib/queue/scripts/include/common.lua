@@ -3,11 +3,6 @@
 -- formatted with %d so 5.4 never prints a float such as "1.0e+12", no `//`, no `goto`, no globals.
 local unpack = unpack or table.unpack
 
-local CONFIG_FIELDS = {
-  'visibilityTimeoutMs', 'maxDeliveries', 'dedupWindowMs', 'retentionMs', 'consumerIdleMs',
-  'maxInFlightPerConsumer',
-}
-
 local function int(n)
   return string.format('%d', n)
 end
@@ -21,12 +16,27 @@ local function kv(list)
   return map
 end
 
--- The queue's config: stored overrides, else the defaults passed at ARGV[first..first+5].
-local function load_config(key, first)
-  local stored = redis.call('HMGET', key, unpack(CONFIG_FIELDS))
+-- The queue's config: the deployment's defaults (the JSON object a script takes as its `config`
+-- argument, decoded by the prologue) with the queue's stored overrides on top. A stored value that
+-- is not a number, for a number field, keeps the default; lib/queue/config.ts reads the record the
+-- same way.
+local function load_config(key, defaults)
+  local names = {}
+  for name in pairs(defaults) do
+    names[#names + 1] = name
+  end
+  local stored = redis.call('HMGET', key, unpack(names))
   local cfg = {}
-  for i, name in ipairs(CONFIG_FIELDS) do
-    cfg[name] = tonumber(stored[i] or ARGV[first + i - 1])
+  for i, name in ipairs(names) do
+    local value, override = defaults[name], stored[i]
+    if override then
+      if type(value) == 'number' then
+        value = tonumber(override) or value
+      else
+        value = override
+      end
+    end
+    cfg[name] = value
   end
   return cfg
 end
@@ -102,21 +112,21 @@ end
 -- Copies an entry to the dead-letter stream with where it came from, then acks the original:
 -- both in this one script, so the message is never in both places nor in neither.
 local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, reason, now)
-  local args = { 'XADD', dlq, '*' }
+  local xadd = { 'XADD', dlq, '*' }
   for i = 1, #fields do
-    args[#args + 1] = fields[i]
+    xadd[#xadd + 1] = fields[i]
   end
-  args[#args + 1] = 'dlq.from'
-  args[#args + 1] = id
-  args[#args + 1] = 'dlq.group'
-  args[#args + 1] = group
-  args[#args + 1] = 'dlq.deliveries'
-  args[#args + 1] = int(deliveries)
-  args[#args + 1] = 'dlq.reason'
-  args[#args + 1] = reason
-  args[#args + 1] = 'dlq.at'
-  args[#args + 1] = int(now)
-  redis.call(unpack(args))
+  xadd[#xadd + 1] = 'dlq.from'
+  xadd[#xadd + 1] = id
+  xadd[#xadd + 1] = 'dlq.group'
+  xadd[#xadd + 1] = group
+  xadd[#xadd + 1] = 'dlq.deliveries'
+  xadd[#xadd + 1] = int(deliveries)
+  xadd[#xadd + 1] = 'dlq.reason'
+  xadd[#xadd + 1] = reason
+  xadd[#xadd + 1] = 'dlq.at'
+  xadd[#xadd + 1] = int(now)
+  redis.call(unpack(xadd))
   redis.call('XACK', stream, group, id)
   redis.call('ZREM', lease, id)
   redis.call('HDEL', meta, 'n:' .. id)
@@ -154,14 +164,14 @@ local function promote(stream, delayed, data, now, limit)
   for _, token in ipairs(due) do
     local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t')
     if v[1] then
-      local args = { 'XADD', stream, '*', 'body', v[1] }
+      local xadd = { 'XADD', stream, '*', 'body', v[1] }
       if v[2] then
-        args[#args + 1] = 'attributes'
-        args[#args + 1] = v[2]
+        xadd[#xadd + 1] = 'attributes'
+        xadd[#xadd + 1] = v[2]
       end
-      args[#args + 1] = 'enqueuedAt'
-      args[#args + 1] = v[3] or int(now)
-      redis.call(unpack(args))
+      xadd[#xadd + 1] = 'enqueuedAt'
+      xadd[#xadd + 1] = v[3] or int(now)
+      redis.call(unpack(xadd))
     end
     redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t')
   end

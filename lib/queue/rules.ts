@@ -1,0 +1,218 @@
+/**
+ * Every rule the queue enforces, stated once: the shape of names and ids, each config field with
+ * its bounds, default and environment variable, and the limits of a call. The queue validates
+ * with these (lib/queue/validate.ts), the API builds its zod schemas and OpenAPI document from them
+ * (lib/api/schemas.ts) and the settings reader takes its variable names from them
+ * (lib/api/settings.ts). Adding a config field is one entry in `CONFIG_FIELDS`.
+ */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Queue, group and consumer names: also part of Redis keys, so no `:`, braces or spaces. */
+export const NAME_RULE = {
+  /** `.` and `..` fit the characters but a URL path cannot carry them as a segment. */
+  pattern: /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/,
+  maxLength: 100,
+  text: '1-100 characters of A-Z a-z 0-9 . _ - (not "." or "..")',
+} as const;
+
+/** The largest value of either half of a stream id (an unsigned 64-bit integer). */
+export const U64_MAX = '18446744073709551615';
+
+/**
+ * A regular expression source for the decimal integers 0..`max` without leading zeros, so that
+ * an OpenAPI pattern can state the exact range (2^64 − 1 does not fit a JSON number).
+ * @example new RegExp(`^${decimalAtMost('255')}$`).test('256') // false
+ */
+export function decimalAtMost(max: string): string {
+  const shorter = max.length > 1 ? `[1-9]\\d{0,${max.length - 2}}|` : '';
+  const sameLength: string[] = [];
+  for (let i = 0; i < max.length; i++) {
+    const digit = Number(max[i]);
+    const low = i === 0 ? 1 : 0;
+    if (digit <= low) continue;
+    const rest = max.length - i - 1;
+    const range = digit - 1 === low ? String(low) : `[${low}-${digit - 1}]`;
+    sameLength.push(`${max.slice(0, i)}${range}${rest > 0 ? `\\d{${rest}}` : ''}`);
+  }
+  sameLength.push(max);
+  return `(?:0|${shorter}${sameLength.join('|')})`;
+}
+
+const U64 = decimalAtMost(U64_MAX);
+
+/** A complete stream id, `<ms>-<seq>`, each half an unsigned 64-bit integer without leading zeros. */
+export const STREAM_ID_RULE = {
+  pattern: new RegExp(`^${U64}-${U64}$`),
+  text: 'a stream id <ms>-<seq> such as 1700000000000-0, each half an integer from 0 to 2^64-1',
+  example: '1700000000000-0',
+} as const;
+
+/**
+ * A range bound as XRANGE and XPENDING take it: `-`, `+`, an id or a bare millisecond time (the
+ * sequence then defaults to the first or last of that millisecond), and `(` before either for an
+ * exclusive bound.
+ */
+export const RANGE_BOUND_RULE = {
+  pattern: new RegExp(`^(?:-|\\+|\\(?${U64}(?:-${U64})?)$`),
+  text: '-, +, a stream id or a millisecond time, optionally after ( for an exclusive bound',
+} as const;
+
+/** The group start of XGROUP CREATE: the whole backlog, only new messages, or after an id. */
+export const GROUP_START_RULE = {
+  values: ['0', '$'] as const,
+  text: '"0" for the whole backlog, "$" for new messages only, or a stream id to start after',
+} as const;
+
+/** An inclusive integer range, with the unit that says what the number counts. */
+export interface IntRule {
+  readonly min: number;
+  readonly max: number;
+  readonly unit?: 'ms' | 'messages' | 'ids' | 'entries' | 'bytes';
+}
+
+/** The fixed limits of a call. Sizes that deployments tune are in `DEFAULT_LIMITS`. */
+export const CALL_RULES = {
+  /** Messages in one produce call. */
+  batch: { min: 1, max: 1000, unit: 'messages' },
+  /** Ids in one ack, nack, extend or redrive call. */
+  ids: { min: 1, max: 1000, unit: 'ids' },
+  /** `count` of consume, reclaim, browse, pending and the DLQ page. */
+  count: { min: 1, max: 1000, unit: 'entries' },
+  /** `delayMs` of produce and nack. */
+  delayMs: { min: 0, max: 365 * DAY, unit: 'ms' },
+  /** The long poll of consume. */
+  waitMs: { min: 0, max: 20 * SECOND, unit: 'ms' },
+  /** `minIdleMs` of reclaim and pending. */
+  minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
+  /** Work units (entries examined) of one sweep call. */
+  sweepBudget: { min: 1, max: 10_000_000, unit: 'entries' },
+  /** Wall-clock budget of one sweep call. */
+  sweepTimeBudgetMs: { min: 0, max: HOUR, unit: 'ms' },
+} as const satisfies Record<string, IntRule>;
+
+/** String lengths, counted in Unicode code points (what JSON Schema's maxLength counts). */
+export const LENGTH_RULES = {
+  dedupId: { min: 1, max: 256 },
+  attributeKey: { min: 0, max: 256 },
+} as const;
+
+/** Limits a deployment may change (MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES). */
+export interface Limits {
+  /** UTF-8 bytes of one message as stored: its body's JSON plus its attributes' JSON. */
+  maxMessageBytes: number;
+  /** Bytes of one HTTP request body. */
+  maxRequestBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxMessageBytes: 256 * 1024, maxRequestBytes: 1024 * 1024 };
+
+/** The environment variable and bounds of each tunable limit. */
+export const LIMIT_RULES = {
+  maxMessageBytes: { env: 'MAX_MESSAGE_BYTES', min: 1, max: 64 * 1024 * 1024, unit: 'bytes' },
+  maxRequestBytes: { env: 'MAX_REQUEST_BYTES', min: 1, max: 256 * 1024 * 1024, unit: 'bytes' },
+} as const satisfies Record<keyof Limits, IntRule & { env: string }>;
+
+interface FieldCommon {
+  /** The environment variable that sets the default for queues that have not set the field. */
+  readonly env: string;
+  readonly description: string;
+}
+
+export interface IntField extends FieldCommon, IntRule {
+  readonly kind: 'int';
+  readonly default: number;
+}
+
+export interface EnumField<V extends string = string> extends FieldCommon {
+  readonly kind: 'enum';
+  readonly values: readonly V[];
+  readonly default: V;
+}
+
+export type ConfigField = IntField | EnumField;
+
+/**
+ * The per-queue config fields. Stored overrides live in the queue's config hash under these
+ * names; scripts receive the defaults as one JSON argument and read the overrides by the same
+ * names, so a new field needs no change to any script that does not use it.
+ */
+export const CONFIG_FIELDS = {
+  visibilityTimeoutMs: {
+    kind: 'int',
+    min: 1,
+    max: 12 * HOUR,
+    unit: 'ms',
+    default: 30 * SECOND,
+    env: 'QUEUE_VISIBILITY_TIMEOUT_MS',
+    description: 'A delivered message not acked within this time may be taken back by another consumer.',
+  },
+  maxDeliveries: {
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    default: 5,
+    env: 'QUEUE_MAX_DELIVERIES',
+    description: 'Deliveries after which a message is dead-lettered instead of delivered again.',
+  },
+  dedupWindowMs: {
+    kind: 'int',
+    min: 0,
+    max: 7 * DAY,
+    unit: 'ms',
+    default: 5 * MINUTE,
+    env: 'QUEUE_DEDUP_WINDOW_MS',
+    description: "A repeated dedupId within this window answers the first message's id and adds nothing.",
+  },
+  retentionMs: {
+    kind: 'int',
+    min: 0,
+    max: 365 * DAY,
+    unit: 'ms',
+    default: 0,
+    env: 'QUEUE_RETENTION_MS',
+    description:
+      'How long entries every group has acked are kept (from enqueue) before the sweep trims them.',
+  },
+  consumerIdleMs: {
+    kind: 'int',
+    min: 1,
+    max: 365 * DAY,
+    unit: 'ms',
+    default: HOUR,
+    env: 'QUEUE_CONSUMER_IDLE_MS',
+    description: 'A consumer with nothing pending, idle this long, is removed by the sweep.',
+  },
+  maxInFlightPerConsumer: {
+    kind: 'int',
+    min: 1,
+    max: 100_000,
+    unit: 'messages',
+    default: 1000,
+    env: 'QUEUE_MAX_IN_FLIGHT',
+    description: 'The most messages one consumer may hold at once.',
+  },
+} as const satisfies Record<string, ConfigField>;
+
+export type ConfigFieldName = keyof typeof CONFIG_FIELDS;
+
+type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonly (infer V)[] } ? V : number;
+
+/** Per-queue settings, stored in Redis; fields a queue has not set take the deployment's defaults. */
+export type QueueConfig = { -readonly [K in ConfigFieldName]: FieldValue<(typeof CONFIG_FIELDS)[K]> };
+
+export const CONFIG_FIELD_NAMES = Object.keys(CONFIG_FIELDS) as ConfigFieldName[];
+
+export const DEFAULT_CONFIG = Object.fromEntries(
+  CONFIG_FIELD_NAMES.map((name) => [name, CONFIG_FIELDS[name].default]),
+) as QueueConfig;
+
+/** Code points, not UTF-16 units: an emoji counts once, as JSON Schema's maxLength counts it. */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}

@@ -1,0 +1,149 @@
+/**
+ * Named calls to the queue's Lua scripts. scripts/generate-lua.ts reads each script's header
+ * (`KEYS:`, `ARGV:`, `Returns:`, `Errors:`) and emits, per script, its source with a prologue that
+ * binds `keys.<name>` and `args.<name>`, the TypeScript types of its keys, arguments and reply, and
+ * the shapes below. This module turns named keys and arguments into KEYS and ARGV and a reply into
+ * an object with named fields, checking every value's type on the way: no reply is read by
+ * position anywhere else.
+ */
+import type { RedisValue } from '../redis/client.ts';
+import type { LuaScript } from '../redis/run-script.ts';
+import type { QueueErrorCode } from './errors.ts';
+
+/** How a key or argument is sent: as given, an integer's decimal text, or JSON text. */
+export type ParamKind = 'string' | 'int' | 'json';
+
+export interface ParamShape {
+  readonly fixed: readonly (readonly [name: string, kind: ParamKind])[];
+  /** The trailing variadic part: single values, or groups of named values. */
+  readonly rest?: readonly [name: string, kind: ParamKind | readonly (readonly [string, ParamKind])[]];
+}
+
+/** How one value of a reply is read. */
+export type ValueShape =
+  | 'int'
+  | 'string'
+  | 'flag'
+  | 'fields'
+  | 'raw'
+  | { readonly nullable: ValueShape }
+  | { readonly list: ValueShape }
+  | { readonly tuple: TupleShape };
+
+export interface TupleShape {
+  readonly fields: readonly (readonly [name: string, shape: ValueShape])[];
+  /** Every element after the fixed ones, as one list. */
+  readonly rest?: readonly [name: string, shape: ValueShape];
+}
+
+/** A script as the generator embeds it; the type parameters exist for the runner's signature. */
+export interface ScriptBinding<Keys, Args, Reply> extends LuaScript {
+  readonly keys: ParamShape;
+  readonly args: ParamShape;
+  readonly reply: TupleShape;
+  /** The statuses the script may answer instead of 'ok'. */
+  readonly errors: readonly QueueErrorCode[];
+  /** Never set: carries the types. */
+  readonly types?: { keys: Keys; args: Args; reply: Reply };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any binding, whatever its types
+export type AnyScriptBinding = ScriptBinding<any, any, any>;
+
+function encodeOne(kind: ParamKind, value: unknown, name: string): string {
+  if (kind === 'int') {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+      throw new TypeError(`script argument ${name} must be a safe integer`);
+    }
+    return String(value);
+  }
+  if (kind === 'json') return JSON.stringify(value);
+  if (typeof value !== 'string') throw new TypeError(`script argument ${name} must be a string`);
+  return value;
+}
+
+/** Named values → the flat KEYS or ARGV list, in the header's order. */
+export function encodeParams(shape: ParamShape, values: Readonly<Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  for (const [name, kind] of shape.fixed) out.push(encodeOne(kind, values[name], name));
+  if (shape.rest !== undefined) {
+    const [name, kind] = shape.rest;
+    const items = values[name];
+    if (!Array.isArray(items)) throw new TypeError(`script parameter ${name} must be an array`);
+    for (const item of items) {
+      if (typeof kind === 'string') {
+        out.push(encodeOne(kind, item, name));
+        continue;
+      }
+      for (const [field, fieldKind] of kind) {
+        out.push(encodeOne(fieldKind, (item as Record<string, unknown>)[field], `${name}.${field}`));
+      }
+    }
+  }
+  return out;
+}
+
+/** A reply value that does not have the shape the script's header promises. */
+export class ReplyShapeError extends Error {
+  override name = 'ReplyShapeError';
+}
+
+function fail(path: string, expected: string, value: unknown): never {
+  const seen = Array.isArray(value) ? 'an array' : value === null ? 'nil' : typeof value;
+  throw new ReplyShapeError(`${path}: expected ${expected}, got ${seen}`);
+}
+
+function decodeValue(shape: ValueShape, value: RedisValue | undefined, path: string): unknown {
+  switch (shape) {
+    case 'int':
+      if (typeof value === 'number') return value;
+      // Redis hands some counts over as bulk strings (XPENDING's per-consumer counts).
+      if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+      return fail(path, 'an integer', value);
+    case 'string':
+      if (typeof value === 'string') return value;
+      return fail(path, 'a string', value);
+    case 'flag':
+      if (value === 0 || value === 1) return value === 1;
+      return fail(path, '0 or 1', value);
+    case 'fields':
+      if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+      return fail(path, 'a list of strings', value);
+    case 'raw':
+      return value ?? null;
+  }
+  if ('nullable' in shape)
+    return value === null || value === undefined ? null : decodeValue(shape.nullable, value, path);
+  if (!Array.isArray(value)) return fail(path, 'an array', value);
+  if ('list' in shape) return value.map((item, i) => decodeValue(shape.list, item, `${path}[${i}]`));
+  return decodeTuple(shape.tuple, value, 0, path);
+}
+
+/** Reads `value` from index `from` on as the tuple `shape` describes. */
+export function decodeTuple(
+  shape: TupleShape,
+  value: readonly RedisValue[],
+  from: number,
+  path: string,
+): unknown {
+  const out: Record<string, unknown> = {};
+  const { fields, rest } = shape;
+  if (value.length - from < fields.length || (rest === undefined && value.length - from > fields.length)) {
+    throw new ReplyShapeError(
+      `${path}: expected ${fields.length}${rest === undefined ? '' : ' or more'} values, got ${value.length - from}`,
+    );
+  }
+  for (let i = 0; i < fields.length; i++) {
+    const [name, fieldShape] = fields[i] as readonly [string, ValueShape];
+    out[name] = decodeValue(fieldShape, value[from + i], `${path}.${name}`);
+  }
+  if (rest !== undefined) {
+    const [name, restShape] = rest;
+    const items: unknown[] = [];
+    for (let i = from + fields.length; i < value.length; i++) {
+      items.push(decodeValue(restShape, value[i], `${path}.${name}[${items.length}]`));
+    }
+    out[name] = items;
+  }
+  return out;
+}
