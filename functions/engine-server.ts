@@ -120,7 +120,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
 async function main(): Promise<void> {
   const port = Number(process.env.ENGINE_PORT || DEFAULT_ENGINE_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new Error(`ENGINE_PORT must be a port number, got ${process.env.ENGINE_PORT}`);
+    throw new Error('ENGINE_PORT must be a port number from 0 to 65535');
   }
   const server = await startEngineServer({
     port,

@@ -148,7 +148,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
+    throw new Error('PORT must be a port number from 0 to 65535');
   }
   const server = await startApiServer({
     port,

@@ -1,10 +1,13 @@
 /**
  * The TCP adapter for Node deployments: the queue's scripts over an ioredis connection. ioredis
  * already prefers EVALSHA for `defineCommand`, but the queue does its own NOSCRIPT fallback, so
- * this adapter stays a plain translation of replies and errors.
+ * this adapter stays a plain translation of replies and errors. It cannot cancel a command once
+ * written; the deadline wrapper (lib/redis/deadline.ts) stops waiting for it.
  */
 import type { Redis } from 'ioredis';
 import {
+  isAuthFailure,
+  RedisAuthError,
   type RedisClient,
   RedisReplyError,
   RedisUnavailableError,
@@ -32,6 +35,7 @@ export function createIoredisClient(connection: Redis): RedisClient {
 function translate(error: unknown): Error {
   // ioredis reports error replies as ReplyError; everything else is the connection failing.
   if (error instanceof Error && error.name === 'ReplyError') {
+    if (isAuthFailure(error.message)) return new RedisAuthError(error.message, { cause: error });
     return new RedisReplyError(error.message, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -11,7 +11,7 @@ import { routePath } from 'hono/route';
 import { type Clock, systemClock } from '../clock.ts';
 import { CodedError } from '../errors.ts';
 import { QueueErrorCode } from '../queue/errors.ts';
-import { DEFAULT_LIMITS, type Limits } from '../queue/rules.ts';
+import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS, type Limits, type Timeouts } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { TokenSet } from './auth.ts';
 import type { ApiApp, ApiEnv, Logger, Sleep } from './context.ts';
@@ -19,6 +19,7 @@ import { renderDocs } from './docs.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
+import { withinBudget } from './request-budget.ts';
 import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
 import { registerGroupRoutes } from './routes/groups.ts';
@@ -29,14 +30,17 @@ import { registerSystemRoutes } from './routes/system.ts';
 export interface AppOptions {
   queue: QueueService;
   tokens: TokenSet;
-  /** Resolves true when Redis answers (a PING); false or a rejection means it does not. */
+  /**
+   * Resolves true when Redis answers; false or a rejection means it does not, except a
+   * REDIS_AUTH_FAILED rejection, which /healthz reports as the configuration error it is.
+   */
   health: () => Promise<boolean>;
   limits?: Partial<Limits>;
+  /** REDIS_TIMEOUT_MS bounds /healthz's probe; REQUEST_TIMEOUT_MS every request. */
+  timeouts?: Partial<Timeouts>;
   logger?: Logger;
   clock?: Clock;
   sleep?: Sleep;
-  /** How long /healthz waits for the probe before calling Redis down. */
-  healthTimeoutMs?: number;
   /** Seconds a client is told to wait after a 503. */
   retryAfterSeconds?: number;
 }
@@ -70,6 +74,15 @@ function withHint(details: unknown, hint: string | undefined): unknown {
   return { info: details, hint };
 }
 
+/** Codes an operator must hear about; the client still gets the code. */
+const logged = new Set<ErrorCode>([
+  QueueErrorCode.redisError,
+  QueueErrorCode.redisAuthFailed,
+  ApiErrorCode.internal,
+]);
+/** Codes whose message could carry internals (script names, arguments): the client gets a generic one. */
+const hidden = new Set<ErrorCode>([QueueErrorCode.redisError, ApiErrorCode.internal]);
+
 /** Turns anything thrown into a code, a message and details; unknown errors become INTERNAL. */
 function classify(error: unknown): {
   code: ErrorCode;
@@ -78,8 +91,12 @@ function classify(error: unknown): {
   expected: boolean;
 } {
   if (error instanceof CodedError && isErrorCode(error.code)) {
-    const expected = error.code !== QueueErrorCode.redisError && error.code !== ApiErrorCode.internal;
-    return { code: error.code, message: error.message, details: error.details, expected };
+    return {
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      expected: !logged.has(error.code),
+    };
   }
   if (error instanceof HTTPException) {
     // hono's own: malformed JSON (400), wrong media type (415), body over the limit (413).
@@ -108,10 +125,11 @@ export function createApp(options: AppOptions): ApiApp {
   const logger = options.logger ?? consoleLogger;
   const metrics: HttpMetrics = createHttpMetrics();
   const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const deps = {
     queue: options.queue,
     health: options.health,
-    healthTimeoutMs: options.healthTimeoutMs ?? 2000,
+    timeouts,
     limits,
     logger,
     clock: options.clock ?? systemClock,
@@ -133,7 +151,7 @@ export function createApp(options: AppOptions): ApiApp {
     },
   });
 
-  app.onError((error, c: Context<ApiEnv>) => {
+  const answerError = (error: unknown, c: Context<ApiEnv>): Response => {
     const { code, message, details, expected } = classify(error);
     const status = statusByCode[code];
     const requestId = c.get('requestId') ?? 'unknown';
@@ -146,7 +164,7 @@ export function createApp(options: AppOptions): ApiApp {
           error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
       });
     }
-    const body = expected
+    const body = !hidden.has(code)
       ? envelope(
           code,
           message,
@@ -162,7 +180,8 @@ export function createApp(options: AppOptions): ApiApp {
     if (status === 503) headers['retry-after'] = retryAfter;
     if (status === 401) headers['www-authenticate'] = 'Bearer';
     return c.json(body, status, headers);
-  });
+  };
+  app.onError(answerError);
 
   app.notFound((c) =>
     c.json(envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`), 404, {
@@ -178,7 +197,15 @@ export function createApp(options: AppOptions): ApiApp {
       incoming !== undefined && requestIdPattern.test(incoming) ? incoming : crypto.randomUUID();
     c.set('requestId', requestId);
     c.set('scopes', new Set());
-    await next();
+    try {
+      await withinBudget(timeouts.requestTimeoutMs, c.req.raw.signal, (budget) => {
+        c.set('budget', budget);
+        return next();
+      });
+    } catch (error) {
+      // The budget ran out (the handler's own errors were answered inside `next`).
+      c.res = answerError(error, c);
+    }
     c.header('x-request-id', requestId);
     const route = routePath(c, -1);
     metrics.observe(

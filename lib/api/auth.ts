@@ -34,24 +34,39 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
+/** What a bearer header can carry as one token: visible ASCII, no spaces (RFC 6750's b64token is stricter). */
+const tokenPattern = /^[\x21-\x7E]+$/;
+
 /**
  * Parses `scope:token` pairs separated by commas. The same token may appear under several
- * scopes; it then holds all of them. Throws on an unknown scope or an empty token, so a typo
- * stops the service at start instead of silently locking a client out.
+ * scopes; it then holds all of them. Throws on an unknown scope, an empty token or a token no
+ * `Authorization: Bearer` header could carry, so a typo stops the service at start instead of
+ * silently locking a client out. The message names the entry by position and never repeats any
+ * part of it: an entry without a scope may be a bare secret.
  * @example parseTokenSpec('admin:s3cret,produce:p-123')
  */
 export function parseTokenSpec(spec: string): { scope: Scope; token: string }[] {
   const pairs: { scope: Scope; token: string }[] = [];
+  let position = 0;
   for (const raw of spec.split(',')) {
     const item = raw.trim();
     if (item === '') continue;
+    position++;
+    const where = `API_TOKENS entry ${position}`;
     const colon = item.indexOf(':');
-    const scope = colon < 0 ? '' : item.slice(0, colon).trim();
-    const token = colon < 0 ? '' : item.slice(colon + 1).trim();
+    if (colon < 0)
+      throw new Error(`${where} has no scope: write scope:token (scope admin, produce or consume)`);
+    const scope = item.slice(0, colon).trim();
+    const token = item.slice(colon + 1).trim();
     if (!scopes.has(scope)) {
-      throw new Error(`API_TOKENS: "${scope || item}" is not a scope (use admin, produce or consume)`);
+      throw new Error(`${where}: the part before ":" is not a scope (use admin, produce or consume)`);
     }
-    if (token === '') throw new Error(`API_TOKENS: the ${scope} entry has an empty token`);
+    if (token === '') throw new Error(`${where} (${scope}) has an empty token`);
+    if (!tokenPattern.test(token)) {
+      throw new Error(
+        `${where} (${scope}) has a token with a space or a character outside visible ASCII, which no Bearer header can carry`,
+      );
+    }
     pairs.push({ scope: scope as Scope, token });
   }
   return pairs;

@@ -4,9 +4,11 @@
  * way and their entry files stay a few lines of environment reading.
  */
 import { type Clock, systemClock } from '../clock.ts';
+import { DEFAULT_TIMEOUTS } from '../queue/rules.ts';
 import { createQueueService } from '../queue/service.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { RedisClient } from '../redis/client.ts';
+import { withDeadline } from '../redis/deadline.ts';
 import { createApp } from './app.ts';
 import { resolveTokens } from './auth.ts';
 import type { ApiApp, Logger } from './context.ts';
@@ -20,11 +22,6 @@ export interface Service {
   settings: Settings;
 }
 
-/** A PING that goes through the same seam as the queue (the seam only runs scripts). */
-export function scriptPing(redis: RedisClient): () => Promise<boolean> {
-  return async () => (await redis.eval("return 'PONG'", [], [])) === 'PONG';
-}
-
 /**
  * Builds the service. Rejects (the entry point should exit) when production mode has no tokens.
  * @example
@@ -36,7 +33,9 @@ export async function buildService(options: {
   clock?: Clock;
   logger?: Logger;
 }): Promise<Service> {
-  const { redis, settings } = options;
+  const { settings } = options;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...settings.timeouts };
+  const redis = withDeadline(options.redis, timeouts.redisTimeoutMs);
   const clock = options.clock ?? systemClock;
   const { tokens, devToken } = await resolveTokens(settings.tokenSpec, settings.mode);
   const queue = createQueueService({
@@ -49,7 +48,8 @@ export async function buildService(options: {
   const app = createApp({
     queue,
     tokens,
-    health: scriptPing(redis),
+    health: () => queue.ping().then(() => true),
+    timeouts,
     limits: settings.limits,
     clock,
     ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -4,16 +4,19 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Clock } from '../clock.ts';
-import type { Limits } from '../queue/rules.ts';
+import type { Limits, Timeouts } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
 import type { Scope } from './auth.ts';
 import type { HttpMetrics } from './metrics.ts';
+import type { RequestBudget } from './request-budget.ts';
 
 export interface ApiEnv {
   Variables: {
     requestId: string;
     /** What the request's bearer token grants (empty before authentication). */
     scopes: ReadonlySet<Scope>;
+    /** The request's time budget (lib/api/request-budget.ts). */
+    budget: RequestBudget;
   };
 }
 
@@ -32,7 +35,7 @@ export interface RouteDeps {
   queue: QueueService;
   /** Resolves true when Redis answers; false or a rejection means it does not. */
   health: () => Promise<boolean>;
-  healthTimeoutMs: number;
+  timeouts: Timeouts;
   limits: Limits;
   logger: Logger;
   clock: Clock;

@@ -28,6 +28,8 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 |
   [QueueErrorCode.messageTooLarge]: 413,
   [QueueErrorCode.conflict]: 409,
   [QueueErrorCode.redisUnavailable]: 503,
+  // The service is misconfigured: not the client's fault, and not worth retrying.
+  [QueueErrorCode.redisAuthFailed]: 500,
   // Redis refused something the queue sent: our fault, not the client's.
   [QueueErrorCode.redisError]: 500,
   [ApiErrorCode.unauthorized]: 401,

@@ -2,6 +2,8 @@
  * The service's settings, parsed from a plain string map. Entry points pass their environment
  * (`process.env`, `Deno.env.toObject()`, a Worker's `env`); this module never reads one itself.
  * The variables of the queue defaults and limits come from lib/queue/rules.ts, with their bounds.
+ * An error names the variable and the rule, never the value: a secret pasted into the wrong
+ * variable must not end up in a log.
  */
 import {
   CALL_RULES,
@@ -12,6 +14,8 @@ import {
   LIMIT_RULES,
   type Limits,
   type QueueConfig,
+  TIMEOUT_RULES,
+  type Timeouts,
 } from '../queue/rules.ts';
 
 export type Mode = 'production' | 'development';
@@ -21,6 +25,7 @@ export interface Settings {
   /** `API_TOKENS` as given: comma-separated `scope:token` pairs. */
   tokenSpec: string;
   limits: Partial<Limits>;
+  timeouts: Partial<Timeouts>;
   /** Config of queues that set nothing themselves. */
   queueDefaults: Partial<QueueConfig>;
   keyPrefix: string | undefined;
@@ -38,11 +43,10 @@ function text(env: Env, name: string): string | undefined {
 function int(env: Env, name: string, rule: IntRule): number | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < rule.min || value > rule.max) {
-    throw new Error(`${name} must be from ${rule.min} to ${rule.max}, got ${value}`);
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < rule.min || Number(raw) > rule.max) {
+    throw new Error(`${name} must be an integer from ${rule.min} to ${rule.max}`);
   }
+  const value = Number(raw);
   return value;
 }
 
@@ -50,7 +54,7 @@ function field(env: Env, field: ConfigField): number | string | undefined {
   if (field.kind === 'int') return int(env, field.env, field);
   const raw = text(env, field.env);
   if (raw !== undefined && !field.values.includes(raw)) {
-    throw new Error(`${field.env} must be one of ${field.values.join(', ')}, got "${raw}"`);
+    throw new Error(`${field.env} must be one of ${field.values.join(', ')}`);
   }
   return raw;
 }
@@ -63,12 +67,17 @@ function field(env: Env, field: ConfigField): number | string | undefined {
 export function readSettings(env: Env, fallbackMode: Mode): Settings {
   const modeText = env.API_MODE?.trim() || fallbackMode;
   if (modeText !== 'production' && modeText !== 'development') {
-    throw new Error(`API_MODE must be production or development, got "${modeText}"`);
+    throw new Error('API_MODE must be production or development');
   }
   const limits: Record<string, number> = {};
   for (const [name, rule] of Object.entries(LIMIT_RULES)) {
     const value = int(env, rule.env, rule);
     if (value !== undefined) limits[name] = value;
+  }
+  const timeouts: Record<string, number> = {};
+  for (const [name, rule] of Object.entries(TIMEOUT_RULES)) {
+    const value = int(env, rule.env, rule);
+    if (value !== undefined) timeouts[name] = value;
   }
   const queueDefaults: Record<string, number | string> = {};
   for (const name of CONFIG_FIELD_NAMES) {
@@ -79,6 +88,7 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     mode: modeText,
     tokenSpec: env.API_TOKENS ?? '',
     limits: limits as Partial<Limits>,
+    timeouts: timeouts as Partial<Timeouts>,
     queueDefaults: queueDefaults as Partial<QueueConfig>,
     keyPrefix: text(env, 'QUEUE_KEY_PREFIX'),
     sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS', CALL_RULES.sweepTimeBudgetMs) ?? 20_000,

@@ -1,16 +1,44 @@
 /**
  * Turns stream entries (flat field lists) into `Message` and `DeadLetter` values. Entries this
- * queue wrote have exactly `body`, `enqueuedAt` and maybe `attributes`; anything else was written
- * by another client and is delivered as raw `fields`.
+ * queue wrote have exactly `body`, `enqueuedAt` and maybe `attributes`; anything else — written by
+ * another client, not JSON, nested deeper than the queue accepts, attributes that are not an
+ * object of strings — is delivered as raw `fields` (body null), so no entry can fail a read.
  */
+import { JSON_DEPTH_RULE, jsonNestsDeeperThan } from './rules.ts';
 import type { DeadLetter, Message } from './types.ts';
 
 const DLQ_FIELDS = ['dlq.from', 'dlq.group', 'dlq.deliveries', 'dlq.reason', 'dlq.at'] as const;
 
+/** A field named `__proto__` is data here, so every field is defined, never assigned. */
 function toFields(flat: readonly string[]): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    Object.defineProperty(fields, flat[i] as string, {
+      value: flat[i + 1],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return fields;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  if (jsonNestsDeeperThan(text, JSON_DEPTH_RULE.max)) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((item) => typeof item === 'string')
+  );
 }
 
 function idTime(id: string): number {
@@ -26,13 +54,16 @@ export function decodeMessage(id: string, flat: readonly string[], deliveries: n
     /^-?\d+$/.test(fields.enqueuedAt) &&
     names.every((name) => name === 'body' || name === 'enqueuedAt' || name === 'attributes');
   if (ours) {
-    try {
-      const body: unknown = JSON.parse(fields.body as string);
-      const attributes =
-        fields.attributes === undefined ? {} : (JSON.parse(fields.attributes) as Record<string, string>);
-      return { id, body, attributes, deliveries, enqueuedAt: Number(fields.enqueuedAt) };
-    } catch {
-      // Not valid JSON after all: deliver it as a foreign entry below.
+    const body = parseJson(fields.body as string);
+    const attributes = fields.attributes === undefined ? { value: {} } : parseJson(fields.attributes);
+    if (body !== undefined && attributes !== undefined && isStringRecord(attributes.value)) {
+      return {
+        id,
+        body: body.value,
+        attributes: attributes.value,
+        deliveries,
+        enqueuedAt: Number(fields.enqueuedAt),
+      };
     }
   }
   return { id, body: null, attributes: {}, deliveries, enqueuedAt: idTime(id), fields };

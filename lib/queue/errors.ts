@@ -13,8 +13,13 @@ export const QueueErrorCode = {
   messageTooLarge: 'MESSAGE_TOO_LARGE',
   /** The state does not allow the operation (for example a queue name reused for another type). */
   conflict: 'CONFLICT',
-  /** Redis did not answer, or answered with a transport failure. Retryable. */
+  /**
+   * Redis did not answer (in time), or the connection failed. Retryable; a write that timed out
+   * may have been applied (retry a produce with its dedupId).
+   */
   redisUnavailable: 'REDIS_UNAVAILABLE',
+  /** Redis refused the service's credentials: a configuration error no retry can fix. */
+  redisAuthFailed: 'REDIS_AUTH_FAILED',
   /** Redis answered with an error the queue did not expect. */
   redisError: 'REDIS_ERROR',
 } as const;

@@ -100,6 +100,14 @@ export const LENGTH_RULES = {
   attributeKey: { min: 0, max: 256 },
 } as const;
 
+/**
+ * How deeply a message body may nest arrays and objects. Every runtime's JSON parser takes far
+ * more, but serialising stops at a few thousand levels on Node (a stack overflow), so the same
+ * bound holds on produce and on every read: a deeper entry written by another client is delivered
+ * in its raw form instead (see lib/queue/codec.ts).
+ */
+export const JSON_DEPTH_RULE = { max: 100, text: 'at most 100 levels of nested arrays and objects' } as const;
+
 /** Limits a deployment may change (MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES). */
 export interface Limits {
   /** UTF-8 bytes of one message as stored: its body's JSON plus its attributes' JSON. */
@@ -115,6 +123,24 @@ export const LIMIT_RULES = {
   maxMessageBytes: { env: 'MAX_MESSAGE_BYTES', min: 1, max: 64 * 1024 * 1024, unit: 'bytes' },
   maxRequestBytes: { env: 'MAX_REQUEST_BYTES', min: 1, max: 256 * 1024 * 1024, unit: 'bytes' },
 } as const satisfies Record<keyof Limits, IntRule & { env: string }>;
+
+/** Deadlines a deployment may change (REDIS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). */
+export interface Timeouts {
+  /** One call to Redis; past it the call fails as REDIS_UNAVAILABLE (it may still have been applied). */
+  redisTimeoutMs: number;
+  /**
+   * One HTTP request, on top of what the request itself asks to wait (a consume's waitMs, a
+   * sweep's timeBudgetMs); past it the answer is 503.
+   */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { redisTimeoutMs: 3000, requestTimeoutMs: 10_000 };
+
+export const TIMEOUT_RULES = {
+  redisTimeoutMs: { env: 'REDIS_TIMEOUT_MS', min: 1, max: MINUTE, unit: 'ms' },
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', min: 1, max: 10 * MINUTE, unit: 'ms' },
+} as const satisfies Record<keyof Timeouts, IntRule & { env: string }>;
 
 interface FieldCommon {
   /** The environment variable that sets the default for queues that have not set the field. */
@@ -209,6 +235,38 @@ export const CONFIG_FIELD_NAMES = Object.keys(CONFIG_FIELDS) as ConfigFieldName[
 export const DEFAULT_CONFIG = Object.fromEntries(
   CONFIG_FIELD_NAMES.map((name) => [name, CONFIG_FIELDS[name].default]),
 ) as QueueConfig;
+
+/** True when `value` nests arrays and objects deeper than `max` levels; iterative, so any depth is safe. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The same test on JSON text, without parsing it: counts brackets outside strings. */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92 /* \\ */) i++;
+      else if (ch === 34 /* " */) inString = false;
+    } else if (ch === 34) {
+      inString = true;
+    } else if (ch === 91 /* [ */ || ch === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (ch === 93 /* ] */ || ch === 125 /* } */) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 /** Code points, not UTF-16 units: an emoji counts once, as JSON Schema's maxLength counts it. */
 export function codePointLength(text: string): number {

@@ -3,20 +3,46 @@
  * go out as KEYS and ARGV, every reply `[status, ...]` comes back as the object its header
  * declares (status 'ok') or the error code the script answered, and transport or Redis failures
  * become REDIS_UNAVAILABLE / REDIS_ERROR (WRONGTYPE, a key of this queue holding something else,
- * becomes CONFLICT).
+ * becomes CONFLICT; refused credentials REDIS_AUTH_FAILED).
  */
-
-import type { RedisClient } from '../redis/client.ts';
-import { RedisReplyError, RedisUnavailableError, type RedisValue } from '../redis/client.ts';
+import {
+  type CallOptions,
+  RedisAuthError,
+  type RedisClient,
+  RedisReplyError,
+  RedisTimeoutError,
+  RedisUnavailableError,
+  type RedisValue,
+} from '../redis/client.ts';
 import { runScript } from '../redis/run-script.ts';
 import { isQueueErrorCode, QueueError, QueueErrorCode } from './errors.ts';
 import { decodeTuple, encodeParams, ReplyShapeError, type ScriptBinding } from './script-binding.ts';
+
+export interface RunOptions extends CallOptions {
+  /** What the call is about, so QUEUE_NOT_FOUND / GROUP_NOT_FOUND can name it. */
+  subject?: { queue: string; group?: string };
+}
 
 export type ScriptRunner = <Keys, Args, Reply>(
   script: ScriptBinding<Keys, Args, Reply>,
   keys: Keys,
   args: Args,
+  options?: RunOptions,
 ) => Promise<Reply>;
+
+function statusMessage(
+  code: QueueErrorCode,
+  reply: readonly RedisValue[],
+  subject: RunOptions['subject'],
+): string {
+  if (code === QueueErrorCode.queueNotFound && subject !== undefined) {
+    return `Queue "${subject.queue}" does not exist`;
+  }
+  if (code === QueueErrorCode.groupNotFound && subject?.group !== undefined) {
+    return `Group "${subject.group}" of queue "${subject.queue}" does not exist`;
+  }
+  return typeof reply[1] === 'string' ? reply[1] : code;
+}
 
 /**
  * @example
@@ -24,12 +50,12 @@ export type ScriptRunner = <Keys, Args, Reply>(
  * const { acked } = await run(scripts.ack, { stream, lease, meta }, { group: 'billing', ids });
  */
 export function createScriptRunner(redis: RedisClient): ScriptRunner {
-  return async (script, keys, args) => {
+  return async (script, keys, args, options) => {
     const keyList = encodeParams(script.keys, keys as Record<string, unknown>);
     const argList = encodeParams(script.args, args as Record<string, unknown>);
     let reply: RedisValue;
     try {
-      reply = await runScript(redis, script, keyList, argList);
+      reply = await runScript(redis, script, keyList, argList, callOptions(options));
     } catch (error) {
       throw toQueueError(error, script.name);
     }
@@ -39,7 +65,7 @@ export function createScriptRunner(redis: RedisClient): ScriptRunner {
     const status = reply[0];
     if (status !== 'ok') {
       if (isQueueErrorCode(status) && script.errors.includes(status)) {
-        throw new QueueError(status, typeof reply[1] === 'string' ? reply[1] : status);
+        throw new QueueError(status, statusMessage(status, reply, options?.subject));
       }
       throw unexpected(script.name, `undeclared status ${JSON.stringify(status)}`);
     }
@@ -50,6 +76,16 @@ export function createScriptRunner(redis: RedisClient): ScriptRunner {
       throw error;
     }
   };
+}
+
+/** The part of the options the seam takes (the subject is the runner's own). */
+function callOptions(options: RunOptions | undefined): CallOptions | undefined {
+  if (options === undefined || (options.signal === undefined && options.timeoutMs === undefined))
+    return undefined;
+  const call: CallOptions = {};
+  if (options.signal !== undefined) call.signal = options.signal;
+  if (options.timeoutMs !== undefined) call.timeoutMs = options.timeoutMs;
+  return call;
 }
 
 function unexpected(script: string, what: string, cause?: unknown): QueueError {
@@ -63,6 +99,22 @@ function unexpected(script: string, what: string, cause?: unknown): QueueError {
 
 function toQueueError(error: unknown, script: string): QueueError {
   if (error instanceof QueueError) return error;
+  if (error instanceof RedisTimeoutError) {
+    return new QueueError(
+      QueueErrorCode.redisUnavailable,
+      `${error.message}; the operation may or may not have been applied`,
+      { timeoutMs: error.timeoutMs },
+      { cause: error },
+    );
+  }
+  if (error instanceof RedisAuthError) {
+    return new QueueError(
+      QueueErrorCode.redisAuthFailed,
+      'Redis refused the service credentials (check UPSTASH_REDIS_REST_TOKEN or the Redis password)',
+      undefined,
+      { cause: error },
+    );
+  }
   if (error instanceof RedisUnavailableError) {
     return new QueueError(QueueErrorCode.redisUnavailable, error.message, undefined, { cause: error });
   }

@@ -14,7 +14,14 @@ import { decodeDeadLetter, decodeMessage } from './codec.ts';
 import { configFromStored } from './config.ts';
 import { QueueError, QueueErrorCode } from './errors.ts';
 import { createKeySpace, type QueueKeys } from './keys.ts';
-import { CALL_RULES, DEFAULT_CONFIG, DEFAULT_LIMITS, type Limits, type QueueConfig } from './rules.ts';
+import {
+  CALL_RULES,
+  DEFAULT_CONFIG,
+  DEFAULT_LIMITS,
+  type Limits,
+  type QueueConfig,
+  U64_MAX,
+} from './rules.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { scripts } from './scripts.generated.ts';
 import type { Message, QueueService, QueueStats, SweepReport } from './types.ts';
@@ -42,6 +49,17 @@ export interface QueueServiceOptions {
 const DEFAULT_SWEEP_BUDGET = 10_000;
 const REDRIVE_BATCH = 1000;
 const DEFAULT_PAGE = 100;
+
+/**
+ * Bounds that exclude every id: an exclusive start at the largest id, an exclusive end at 0-0.
+ * Redis refuses them (`ERR invalid start ID for the interval`); the answer is an empty range.
+ */
+const EMPTY_START = `(${U64_MAX}-${U64_MAX}`;
+const EMPTY_END = '(0-0';
+
+function emptyRange(from: string, to: string): boolean {
+  return from === EMPTY_START || to === EMPTY_END;
+}
 
 /** A group's keys as the scripts name them. */
 function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string } {
@@ -171,11 +189,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const from = checkBound(options.start ?? '-', 'start');
       const to = checkBound(options.end ?? '+', 'end');
       const k = space.queue(queue);
-      const { entries } = await run(
-        scripts.browse,
-        { stream: k.stream, config: k.config },
-        { from, to, count: count(options.count) },
-      );
+      // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist.
+      const range = emptyRange(from, to)
+        ? { from: '-', to: '+', count: 0 }
+        : { from, to, count: count(options.count) };
+      const { entries } = await run(scripts.browse, { stream: k.stream, config: k.config }, range, {
+        subject: { queue },
+      });
       return entries.map(({ id, fields }) => decodeMessage(id, fields, 0));
     },
 
@@ -199,8 +219,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const k = space.queue(queue);
       const { deleted } = await run(
         scripts.groupDelete,
-        { stream: k.stream, ...groupKeys(k, group) },
+        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
         { group },
+        { subject: { queue, group } },
       );
       return deleted;
     },
@@ -222,6 +243,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           ...groupKeys(k, group),
         },
         { group, consumer, count: n, now: now(), config: defaults },
+        { subject: { queue, group } },
       );
       return delivered(messages);
     },
@@ -233,8 +255,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const k = space.queue(queue);
       const { acked } = await run(
         scripts.ack,
-        { stream: k.stream, ...groupKeys(k, group) },
+        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
         { group, ids: checked },
+        { subject: { queue, group } },
       );
       return acked;
     },
@@ -247,8 +270,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const k = space.queue(queue);
       const { requeued } = await run(
         scripts.nack,
-        { stream: k.stream, ...groupKeys(k, group) },
+        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
         { group, now: now(), delayMs, ids: checked },
+        { subject: { queue, group } },
       );
       return requeued;
     },
@@ -263,6 +287,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         scripts.extend,
         { stream: k.stream, config: k.config, ...groupKeys(k, group) },
         { group, consumer, now: now(), config: defaults, ids: checked },
+        { subject: { queue, group } },
       );
     },
 
@@ -278,6 +303,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         scripts.reclaim,
         { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
         { group, consumer, now: now(), minIdleMs, count: n, cursor, config: defaults },
+        { subject: { queue, group } },
       );
       return { cursor: reply.cursor, messages: delivered(reply.messages), deleted: reply.deleted };
     },
@@ -285,7 +311,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     async pendingSummary(queue, group) {
       checkName('queue', queue);
       checkName('group', group);
-      const reply = await run(scripts.pendingSummary, { stream: space.queue(queue).stream }, { group });
+      const k = space.queue(queue);
+      const reply = await run(
+        scripts.pendingSummary,
+        { stream: k.stream, config: k.config },
+        { group },
+        { subject: { queue, group } },
+      );
       return {
         pending: reply.pending,
         minId: reply.minId,
@@ -309,13 +341,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         {
           group,
           now: now(),
-          from,
-          to,
-          count: n,
+          // An empty range still answers GROUP_NOT_FOUND for a group that does not exist.
+          ...(emptyRange(from, to) ? { from: '-', to: '+', count: 0 } : { from, to, count: n }),
           consumer: options.consumer ?? '',
           minIdleMs,
           config: defaults,
         },
+        { subject: { queue, group } },
       );
       return entries;
     },
@@ -363,6 +395,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         scripts.stats,
         { stream: k.stream, dlq: k.dlq, delayed: k.delayed, config: k.config },
         { now: now() },
+        { subject: { queue } },
       );
       return {
         name: queue,
@@ -439,6 +472,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       // A queue re-created since it was found gone re-registers on its next call.
       for (const queue of gone) await run(scripts.queueUnmark, { config: space.queue(queue).config }, {});
       return report;
+    },
+
+    async ping() {
+      await run(scripts.ping, {}, {});
     },
   };
   return service;

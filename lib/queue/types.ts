@@ -150,4 +150,6 @@ export interface QueueService {
 
   stats(queue: string): Promise<QueueStats>;
   sweep(options?: SweepOptions): Promise<SweepReport>;
+  /** Resolves when Redis answers a script; rejects with the QueueError any call would get. */
+  ping(): Promise<void>;
 }

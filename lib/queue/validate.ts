@@ -10,9 +10,11 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  JSON_DEPTH_RULE,
   LENGTH_RULES,
   type Limits,
   NAME_RULE,
+  nestsDeeperThan,
   type QueueConfig,
   RANGE_BOUND_RULE,
   STREAM_ID_RULE,
@@ -114,6 +116,9 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
   const input = message as MessageInput & Record<string, unknown>;
   for (const field of Object.keys(input)) {
     if (!MESSAGE_FIELDS.has(field)) invalid(`message ${index} has an unknown field ${field}`);
+  }
+  if (nestsDeeperThan(input.body, JSON_DEPTH_RULE.max)) {
+    invalid(`message ${index} body nests deeper than ${JSON_DEPTH_RULE.text}`, { index });
   }
   let body: string | undefined;
   try {

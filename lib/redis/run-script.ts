@@ -2,7 +2,7 @@
  * Runs a script in one round trip in the steady state: EVALSHA first, and EVAL (which also
  * caches it) only when the server answers NOSCRIPT — after a restart or SCRIPT FLUSH.
  */
-import { isNoScript, type RedisClient, type RedisValue } from './client.ts';
+import { type CallOptions, isNoScript, type RedisClient, type RedisValue } from './client.ts';
 
 /** A Lua script with its SHA-1, as embedded by the generator. */
 export interface LuaScript {
@@ -20,11 +20,12 @@ export async function runScript(
   script: LuaScript,
   keys: readonly string[],
   args: readonly string[],
+  options?: CallOptions,
 ): Promise<RedisValue> {
   try {
-    return await client.evalsha(script.sha, keys, args);
+    return await client.evalsha(script.sha, keys, args, options);
   } catch (error) {
     if (!isNoScript(error)) throw error;
-    return client.eval(script.source, keys, args);
+    return client.eval(script.source, keys, args, options);
   }
 }

@@ -1,48 +1,76 @@
 /**
  * The HTTP adapter for Upstash (and for the engine's Upstash-compatible REST front), built on
  * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings.
+ * A call's abort signal (its deadline, see deadline.ts) reaches the fetch, so a stalled request
+ * is cancelled rather than left open.
  */
 // The fetch-based build runs unchanged on Workers, Deno and Node 20.
 import { Redis } from '@upstash/redis/cloudflare';
-import { type RedisClient, RedisReplyError, RedisUnavailableError, type RedisValue } from './client.ts';
+import {
+  type CallOptions,
+  isAuthFailure,
+  RedisAuthError,
+  type RedisClient,
+  RedisReplyError,
+  RedisUnavailableError,
+  type RedisValue,
+} from './client.ts';
 
 export interface UpstashClientOptions {
   url: string;
   token: string;
 }
 
+const never = new AbortController().signal;
+
 /**
  * @example
  * const redis = createUpstashClient({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
  */
 export function createUpstashClient(options: UpstashClientOptions): RedisClient {
+  // @upstash/redis asks for the signal (a function) synchronously when a command starts its
+  // request, before the first await: the call below sets it just around that moment. A plain
+  // signal would be worse: on abort the library answers the abort reason as a successful reply.
+  let current: AbortSignal | undefined;
   const redis = new Redis({
     url: options.url,
     token: options.token,
     automaticDeserialization: false,
     // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
     retry: false,
+    signal: () => current ?? never,
   });
 
-  async function guard(run: () => Promise<unknown>): Promise<RedisValue> {
+  function guard(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
+    current = callOptions?.signal;
+    let pending: Promise<unknown>;
     try {
-      return (await run()) as RedisValue;
-    } catch (error) {
-      throw translate(error);
+      pending = run();
+    } finally {
+      current = undefined;
     }
+    return pending.then(
+      (value) => value as RedisValue,
+      (error: unknown) => {
+        throw translate(error, callOptions?.signal);
+      },
+    );
   }
 
   return {
-    evalsha: (sha, keys, args) => guard(() => redis.evalsha(sha, [...keys], [...args])),
-    eval: (source, keys, args) => guard(() => redis.eval(source, [...keys], [...args])),
+    evalsha: (sha, keys, args, callOptions) =>
+      guard(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
+    eval: (source, keys, args, callOptions) =>
+      guard(() => redis.eval(source, [...keys], [...args]), callOptions),
   };
 }
 
 /** Upstash errors carry the Redis error text followed by `, command was: ...`. */
-function translate(error: unknown): Error {
+function translate(error: unknown, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted === true && signal.reason instanceof Error) return signal.reason;
   if (error instanceof Error && error.name === 'UpstashError') {
     const text = error.message.replace(/, command was: [\s\S]*$/, '');
-    if (/^(WRONGPASS|Unauthorized)/i.test(text)) return new RedisUnavailableError(text, { cause: error });
+    if (isAuthFailure(text)) return new RedisAuthError(text, { cause: error });
     return new RedisReplyError(text, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -122,10 +122,34 @@ describe('tokens', () => {
     ]);
   });
 
-  it('refuses an unknown scope or an empty token', () => {
-    expect(() => parseTokenSpec('root:x')).toThrow(/"root" is not a scope/);
-    expect(() => parseTokenSpec('justatoken')).toThrow(/not a scope/);
-    expect(() => parseTokenSpec('admin:')).toThrow(/empty token/);
+  it('refuses an unknown scope or an empty token, naming the entry by position only', () => {
+    expect(() => parseTokenSpec('root:x')).toThrow(/^API_TOKENS entry 1: the part before ":" is not a scope/);
+    expect(() => parseTokenSpec('admin:ok,justatoken')).toThrow(/^API_TOKENS entry 2 has no scope/);
+    expect(() => parseTokenSpec('admin:')).toThrow(/^API_TOKENS entry 1 \(admin\) has an empty token/);
+  });
+
+  it('never repeats a secret in its error, whatever the entry looks like', () => {
+    for (const spec of [
+      'TopSecretToken123',
+      'admin:a1,BareSecret999',
+      'SecretScope:Secret',
+      'admin:has Secret',
+    ]) {
+      let message = '';
+      try {
+        parseTokenSpec(spec);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^API_TOKENS entry \d/);
+      expect(message).not.toMatch(/Secret|a1/);
+    }
+  });
+
+  it('refuses a token no Bearer header can carry', () => {
+    expect(() => parseTokenSpec('admin:has space')).toThrow(/entry 1 \(admin\) has a token with a space/);
+    expect(() => parseTokenSpec('consume:tab\there')).toThrow(/entry 1 \(consume\)/);
+    expect(() => parseTokenSpec('produce:caf\u00e9')).toThrow(/outside visible ASCII/);
   });
 
   it('gives a token listed under two scopes both of them', async () => {

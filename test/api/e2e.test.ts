@@ -5,7 +5,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/api/app.ts';
 import { createTokenSet } from '../../lib/api/auth.ts';
-import { scriptPing } from '../../lib/api/bootstrap.ts';
 import { createManualClock, type ManualClock } from '../../lib/clock.ts';
 import { createEngine } from '../../lib/engine/engine.ts';
 import { createQueueService } from '../../lib/queue/service.ts';
@@ -18,10 +17,11 @@ let app: ReturnType<typeof createApp>;
 beforeEach(async () => {
   clock = createManualClock(1_800_000_000_000);
   const redis = createEngineClient(createEngine({ clock }));
+  const queue = createQueueService({ redis, clock });
   app = createApp({
-    queue: createQueueService({ redis, clock }),
+    queue,
     tokens: await createTokenSet(`admin:${token}`),
-    health: scriptPing(redis),
+    health: () => queue.ping().then(() => true),
     clock,
     sleep: async (ms) => clock.advance(ms),
   });

@@ -79,9 +79,11 @@ onEveryBackend('cluster slots', (make) => {
     await queue.deleteQueue('q');
     await queue.deleteQueue('fresh');
     expect(await queue.listQueues()).toEqual([]);
+    await queue.ping();
 
+    // A script without keys (ping) may run on any node; every other one on exactly one slot.
     const offenders = calls
-      .filter((call) => new Set(call.keys.map(keySlot)).size !== 1)
+      .filter((call) => call.keys.length > 0 && new Set(call.keys.map(keySlot)).size !== 1)
       .map((call) => `${call.name}: ${call.keys.join(' ')}`);
     expect(offenders).toEqual([]);
     const used = new Set(calls.map((call) => call.name));

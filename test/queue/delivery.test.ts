@@ -35,8 +35,16 @@ onEveryBackend('delivery', (make) => {
     await expect(queue.consume('q1', 'nobody', 'c', 1)).rejects.toSatisfy((e) =>
       isQueueError(e, 'GROUP_NOT_FOUND'),
     );
-    await expect(queue.consume('missing-queue', 'g', 'c', 1)).rejects.toSatisfy((e) =>
-      isQueueError(e, 'GROUP_NOT_FOUND'),
+    // A queue that does not exist at all is named as such, not as a missing group.
+    await expect(queue.consume('missing-queue', 'g', 'c', 1)).rejects.toSatisfy(
+      (e) =>
+        isQueueError(e, 'QUEUE_NOT_FOUND') && (e as Error).message === 'Queue "missing-queue" does not exist',
+    );
+    await expect(queue.ack('missing-queue', 'g', ['1-0'])).rejects.toSatisfy((e) =>
+      isQueueError(e, 'QUEUE_NOT_FOUND'),
+    );
+    await expect(queue.consume('q1', 'nobody', 'c', 1)).rejects.toThrow(
+      'Group "nobody" of queue "q1" does not exist',
     );
     expect((await queue.stats('q1')).groups).toEqual([]);
   });

@@ -1,5 +1,6 @@
 /** A group's delivery cycle: consume (with long poll), ack, nack, extend, reclaim, pending. */
 import { createRoute } from '@hono/zod-openapi';
+import { QueueError } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { pollUntilNonEmpty } from '../long-poll.ts';
@@ -104,13 +105,40 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
   app.openapi(consume, async (c) => {
     const { queue: name, group } = c.req.valid('param');
     const { consumer, count, waitMs } = c.req.valid('json');
+    const budget = c.get('budget');
+    budget.extend(waitMs);
     const messages = await pollUntilNonEmpty(() => queue.consume(name, group, consumer, count), {
       waitMs,
       clock: deps.clock,
       sleep: deps.sleep,
-      signal: c.req.raw.signal,
+      signal: budget.signal,
     });
-    return c.json({ messages }, 200);
+    // Leased messages nobody will receive go straight back (delivery count kept) instead of
+    // waiting out their visibility timeout: the client left, the budget ran out, or the answer
+    // cannot be written (c.json serialises at once).
+    const giveBack = async () => {
+      if (messages.length === 0) return;
+      await queue
+        .nack(
+          name,
+          group,
+          messages.map((message) => message.id),
+          0,
+        )
+        .catch(() => undefined);
+    };
+    if (budget.signal.aborted) {
+      await giveBack();
+      // Out of budget: the 503 of the budget. Otherwise the client left: nobody reads the answer.
+      if (budget.signal.reason instanceof QueueError) throw budget.signal.reason;
+      return c.json({ messages: [] }, 200);
+    }
+    try {
+      return c.json({ messages }, 200);
+    } catch (error) {
+      await giveBack();
+      throw error;
+    }
   });
 
   app.openapi(ack, async (c) => {

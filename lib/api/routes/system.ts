@@ -41,13 +41,18 @@ const metrics = createRoute({
   },
 });
 
+/** True when the probe answers within REDIS_TIMEOUT_MS; a refused login is rethrown as what it is. */
 async function redisAnswers(deps: RouteDeps): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), deps.healthTimeoutMs);
+    timer = setTimeout(() => resolve(false), deps.timeouts.redisTimeoutMs);
+  });
+  const probe = deps.health().catch((error: unknown) => {
+    if (error instanceof QueueError && error.code === QueueErrorCode.redisAuthFailed) throw error;
+    return false;
   });
   try {
-    return await Promise.race([deps.health().catch(() => false), timeout]);
+    return await Promise.race([probe, timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -56,9 +61,12 @@ async function redisAnswers(deps: RouteDeps): Promise<boolean> {
 export function registerSystemRoutes(app: ApiApp, deps: RouteDeps): void {
   app.openapi(sweep, async (c) => {
     const body = c.req.valid('json');
-    const options: SweepOptions = {};
+    // The sweep stops itself within its time budget; without one it gets half the request's.
+    const options: SweepOptions = {
+      timeBudgetMs: body.timeBudgetMs ?? Math.floor(deps.timeouts.requestTimeoutMs / 2),
+    };
     if (body.budget !== undefined) options.budget = body.budget;
-    if (body.timeBudgetMs !== undefined) options.timeBudgetMs = body.timeBudgetMs;
+    if (body.timeBudgetMs !== undefined) c.get('budget').extend(body.timeBudgetMs);
     return c.json(await deps.queue.sweep(options), 200);
   });
 

@@ -4,7 +4,7 @@
 -- Returns: ...entries: {id: string, fields: fields}
 -- Errors: QUEUE_NOT_FOUND
 if redis.call('EXISTS', keys.stream) == 0 and redis.call('EXISTS', keys.config) == 0 then
-  return { 'QUEUE_NOT_FOUND', 'no queue' }
+  return { 'QUEUE_NOT_FOUND' }
 end
 local out = { 'ok' }
 for _, entry in ipairs(redis.call('XRANGE', keys.stream, args.from, args.to, 'COUNT', args.count)) do

@@ -3,14 +3,14 @@
 -- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
 -- ARGV: group, consumer, count: int, now: int, config: json
 -- Returns: deadLettered: int, ...messages: {id: string, deliveries: int, fields: fields}
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
 local group, consumer = args.group, args.consumer
 local now = args.now
 if not group_exists(stream, group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+  return missing_group(keys.stream, keys.config)
 end
 local cfg = load_config(keys.config, args.config)
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries

@@ -3,12 +3,12 @@
 -- KEYS: stream, config, lease, meta
 -- ARGV: group, consumer, now: int, config: json, ...ids
 -- Returns: extended: string[], lost: string[]
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 local stream, lease, meta, group, consumer = keys.stream, keys.lease, keys.meta, args.group, args.consumer
 if not group_exists(stream, group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+  return missing_group(keys.stream, keys.config)
 end
 local cfg = load_config(keys.config, args.config)
 local expires = int(args.now + cfg.visibilityTimeoutMs)

@@ -3,12 +3,12 @@
 -- ARGV: group, now: int, from, to, count: int, consumer, minIdleMs: int, config: json
 --   (consumer: '' for every consumer)
 -- Returns: ...entries: {id: string, consumer: string, idleMs: int, deliveries: int}
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 local stream, group = keys.stream, args.group
 if not group_exists(stream, group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+  return missing_group(keys.stream, keys.config)
 end
 local cfg = load_config(keys.config, args.config)
 local now, min_idle = args.now, args.minIdleMs

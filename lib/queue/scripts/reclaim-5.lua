@@ -6,14 +6,14 @@
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[],
 --   ...messages: {id: string, deliveries: int, fields: fields}
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
 local group, consumer = args.group, args.consumer
 local now, min_idle, count = args.now, args.minIdleMs, args.count
 if not group_exists(stream, group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+  return missing_group(keys.stream, keys.config)
 end
 local cfg = load_config(keys.config, args.config)
 local vt = cfg.visibilityTimeoutMs

@@ -10,7 +10,7 @@
 local stream = keys.stream
 local now = args.now
 if redis.call('EXISTS', stream) == 0 and redis.call('EXISTS', keys.config) == 0 then
-  return { 'QUEUE_NOT_FOUND', 'no queue' }
+  return { 'QUEUE_NOT_FOUND' }
 end
 local length = 0
 local groups = {}

@@ -59,6 +59,15 @@ local function group_exists(stream, group)
   return type(reply) ~= 'table' or reply.err == nil
 end
 
+-- The answer to a call on a group that does not exist: the queue itself may be missing (no
+-- config record and no stream). The service words the message with the names.
+local function missing_group(stream, config)
+  if redis.call('EXISTS', config) == 0 and redis.call('EXISTS', stream) == 0 then
+    return { 'QUEUE_NOT_FOUND' }
+  end
+  return { 'GROUP_NOT_FOUND' }
+end
+
 local function split_id(id)
   local ms, seq = string.match(id, '^(%d+)-(%d+)$')
   return tonumber(ms), tonumber(seq)

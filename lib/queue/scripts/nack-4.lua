@@ -1,14 +1,14 @@
 -- nack: gives messages back; each becomes deliverable again delayMs from now (also beyond the
 -- visibility timeout) and its delivery count keeps growing with each redelivery.
--- KEYS: stream, lease, meta
+-- KEYS: stream, config, lease, meta
 -- ARGV: group, now: int, delayMs: int, ...ids
 -- Returns: requeued: int
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 local stream, lease, meta, group = keys.stream, keys.lease, keys.meta, args.group
 if not group_exists(stream, group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. group }
+  return missing_group(keys.stream, keys.config)
 end
 local due = int(args.now + args.delayMs)
 local requeued = 0

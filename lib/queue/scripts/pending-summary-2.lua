@@ -1,10 +1,12 @@
 -- pending-summary: XPENDING's summary form for one group.
--- KEYS: stream
+-- KEYS: stream, config
 -- ARGV: group
 -- Returns: pending: int, minId: string?, maxId: string?, consumers: {name: string, pending: int}[]?
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
+-- @include common
+
 local reply = redis.pcall('XPENDING', keys.stream, args.group)
 if type(reply) == 'table' and reply.err then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. args.group }
+  return missing_group(keys.stream, keys.config)
 end
 return { 'ok', reply[1], reply[2], reply[3], reply[4] }

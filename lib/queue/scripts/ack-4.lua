@@ -1,13 +1,13 @@
 -- ack: removes messages from the group's pending list. Unknown or already acked ids count 0; an
 -- ack after the lease moved to another consumer is accepted (permissive leases).
--- KEYS: stream, lease, meta
+-- KEYS: stream, config, lease, meta
 -- ARGV: group, ...ids
 -- Returns: acked: int
--- Errors: GROUP_NOT_FOUND
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
 if not group_exists(keys.stream, args.group) then
-  return { 'GROUP_NOT_FOUND', 'no group ' .. args.group }
+  return missing_group(keys.stream, keys.config)
 end
 local nacks = {}
 for i, id in ipairs(args.ids) do

@@ -1,7 +1,11 @@
 -- group-delete: destroys a consumer group and its lease index and meta record.
--- KEYS: stream, lease, meta
+-- KEYS: stream, config, lease, meta
 -- ARGV: group
 -- Returns: deleted: flag
+--   (0 when the group did not exist; QUEUE_NOT_FOUND when the queue does not)
+-- Errors: QUEUE_NOT_FOUND
+-- @include common
+
 local destroyed = 0
 if redis.call('EXISTS', keys.stream) == 1 then
   local reply = redis.pcall('XGROUP', 'DESTROY', keys.stream, args.group)
@@ -10,4 +14,7 @@ if redis.call('EXISTS', keys.stream) == 1 then
   end
 end
 redis.call('DEL', keys.lease, keys.meta)
+if destroyed == 0 and redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
+  return { 'QUEUE_NOT_FOUND' }
+end
 return { 'ok', destroyed }

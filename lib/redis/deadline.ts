@@ -1,0 +1,45 @@
+/**
+ * A deadline on every call through the Redis seam: past `timeoutMs` (or the call's own
+ * `timeoutMs`) the call rejects with `RedisTimeoutError` and its signal aborts, so an adapter that
+ * can cancel (the Upstash fetch, the engine's blocking read) does. A caller's own signal (a client
+ * that went away) ends the call the same way. Whatever the call did may still be applied by Redis.
+ */
+import { type CallOptions, type RedisClient, RedisTimeoutError, type RedisValue } from './client.ts';
+
+/**
+ * @example
+ * const redis = withDeadline(createUpstashClient({ url, token }), 3000);
+ */
+export function withDeadline(client: RedisClient, timeoutMs: number): RedisClient {
+  function bounded(
+    run: (options: CallOptions) => Promise<RedisValue>,
+    options: CallOptions | undefined,
+  ): Promise<RedisValue> {
+    const ms = options?.timeoutMs ?? timeoutMs;
+    const controller = new AbortController();
+    const outer = options?.signal;
+    return new Promise<RedisValue>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new RedisTimeoutError(ms);
+        controller.abort(error);
+        reject(error);
+      }, ms);
+      const giveUp = () => {
+        controller.abort(outer?.reason);
+        reject(outer?.reason ?? new DOMException('The call was aborted', 'AbortError'));
+      };
+      if (outer?.aborted === true) giveUp();
+      else outer?.addEventListener('abort', giveUp, { once: true });
+      run({ ...options, signal: controller.signal, timeoutMs: ms })
+        .then(resolve, reject)
+        .finally(() => {
+          clearTimeout(timer);
+          outer?.removeEventListener('abort', giveUp);
+        });
+    });
+  }
+  return {
+    evalsha: (sha, keys, args, options) => bounded((o) => client.evalsha(sha, keys, args, o), options),
+    eval: (source, keys, args, options) => bounded((o) => client.eval(source, keys, args, o), options),
+  };
+}
