@@ -4,6 +4,7 @@
  */
 import type { Keyspace } from './keyspace.ts';
 import type { Reply } from './reply.ts';
+import type { ScriptingOptions } from './scripting/options.ts';
 
 export interface CommandContext {
   readonly db: Keyspace;
@@ -25,6 +26,8 @@ export interface EngineServices {
    * refused inside scripts, or a write when `readOnly` (EVAL_RO, `no-writes`).
    */
   callFromScript(argv: readonly string[], options: { now: number; readOnly: boolean }): Reply;
+  /** How this engine runs scripts (`EngineOptions.scripting` over the defaults). */
+  readonly scripting: ScriptingOptions;
   /** Per-engine state owned by a command family (for example the script cache), created on demand. */
   state<T>(name: string, create: () => T): T;
 }

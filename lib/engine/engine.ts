@@ -14,6 +14,7 @@ import {
 import { commandTable } from './command-table.ts';
 import { Keyspace } from './keyspace.ts';
 import { Errors, RedisError, type Reply } from './reply.ts';
+import { defaultScriptingOptions, type ScriptingOptions } from './scripting/options.ts';
 
 /** A write command as executed, with the time it saw: what a durability log records. */
 export interface WriteRecord {
@@ -25,6 +26,11 @@ export interface EngineOptions {
   clock?: Clock;
   /** Called after every successful write command, nested ones included. */
   onWrite?: (record: WriteRecord) => void;
+  /**
+   * How scripts run, each setting defaulting to Redis' (for example a short time limit in tests).
+   * @example createEngine({ scripting: { timeLimitMs: 50 } })
+   */
+  scripting?: Partial<ScriptingOptions>;
 }
 
 export interface Engine {
@@ -121,6 +127,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const result = execute(resolved, argv, true, true, now);
       return isBlockRequest(result) ? result.onTimeout() : result;
     },
+    scripting: { ...defaultScriptingOptions, ...options.scripting },
     state: <T>(name: string, create: () => T): T => {
       if (!states.has(name)) states.set(name, create());
       return states.get(name) as T;

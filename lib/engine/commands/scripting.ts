@@ -8,7 +8,6 @@
 import type { CommandContext, CommandHandler, CommandSpec } from '../command.ts';
 import { int64Arg, isWord } from '../data/arguments.ts';
 import { fail, OK, RedisError, type Reply } from '../reply.ts';
-import { scriptingOptionsFor } from '../scripting/options.ts';
 import { type CachedScript, ScriptVm } from '../scripting/script-vm.ts';
 import { sha1Hex } from '../scripting/sha1.ts';
 import { parseShebang } from '../scripting/shebang.ts';
@@ -49,7 +48,7 @@ function run(
   if (numKeys < 0n) fail("ERR Number of keys can't be negative");
   if (numKeys > BigInt(argv.length - 3)) fail("ERR Number of keys can't be greater than number of args");
   const split = 3 + Number(numKeys);
-  const options = scriptingOptionsFor(ctx.db);
+  const options = ctx.services.scripting;
   return vmOf(ctx).run(script, sha, argv.slice(3, split), argv.slice(split), {
     ctx,
     readOnly: readOnly || script.flags.noWrites,

@@ -15,18 +15,6 @@ import { PRELUDE } from './prelude.ts';
 import { sha1HexBytes } from './sha1.ts';
 import type { ScriptFlags } from './shebang.ts';
 
-export interface ScriptingOptions {
-  /** A script running longer than this is stopped with a BUSY error. Redis' default is 5 s. */
-  readonly timeLimitMs: number;
-  /** Monotonic milliseconds for the time limit (injectable so tests need not spin for real). */
-  readonly elapsed: () => number;
-}
-
-export const defaultScriptingOptions: ScriptingOptions = {
-  timeLimitMs: 5000,
-  elapsed: () => performance.now(),
-};
-
 /** What `redis.call` needs from the command running the script. */
 export interface ScriptRun {
   readonly ctx: CommandContext;
