@@ -1,12 +1,12 @@
 /**
  * The stream value, laid out like Redis 7.0's: entries live in nodes (Redis' listpacks) of at most
- * 100 entries or about 4 KB, indexed by their first ("master") id in an ordered map, and a deleted
+ * 100 entries or about 4 KB, indexed by their first ("master") id in an IdTree, and a deleted
  * entry stays in its node as a tombstone until the whole node goes. Keeping Redis' node boundaries
  * is what makes `~` trimming remove exactly what Redis removes, and XINFO's radix-tree figures
  * agree. Appending is O(1), finding an id O(log N), trimming O(log N) per node dropped.
  * Consumer groups (stream-group.ts) hang off the stream by name.
  */
-import { createIdMap, type IdMap } from './stream-btree.ts';
+import { IdTree } from './id-tree.ts';
 import type { StreamEntry } from './stream-entry.ts';
 import { type ConsumerGroup, type GroupStream, INVALID_ENTRIES_READ } from './stream-group.ts';
 import {
@@ -132,7 +132,7 @@ function asInt64(difference: bigint): bigint {
 
 export class Stream implements GroupStream {
   /** Nodes by master id, for seeks; `head`/`tail` and the node links are for walking. */
-  private readonly nodes: IdMap<StreamNode> = createIdMap();
+  private readonly nodes = new IdTree<StreamNode>();
   private head: StreamNode | undefined;
   private tail: StreamNode | undefined;
   private readonly probe: [IdKey, StreamNode] = [MIN_KEY, undefined as unknown as StreamNode];
