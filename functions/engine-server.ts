@@ -13,7 +13,7 @@ import { createRestFront } from '../lib/rest-front/app.ts';
 import type { Backend } from '../lib/rest-front/backend.ts';
 import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { openDurableEngine } from './support/durable-engine.ts';
+import { openDurableEngine } from './support/engine-data-file.ts';
 import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
 
 export interface EngineServerOptions {

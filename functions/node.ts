@@ -16,7 +16,7 @@ import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { type DurableEngineHandle, openDurableEngine } from './support/durable-engine.ts';
+import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../.data/engine.log', import.meta.url));
