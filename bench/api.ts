@@ -7,9 +7,10 @@
 import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { createServerEngine, startEngineServer } from '../functions/engine-server.ts';
+import { startEngineServer } from '../functions/engine-server.ts';
 import { startApiServer } from '../functions/node.ts';
 import { systemClock } from '../lib/clock.ts';
+import { createEngine } from '../lib/engine/engine.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
@@ -197,7 +198,7 @@ async function measureCalls(backing: string, redis: RedisClient, take: Counter):
 }
 
 export async function run(): Promise<string> {
-  const local = counting(createEngineClient(createServerEngine()));
+  const local = counting(createEngineClient(createEngine()));
   const rows = await measureCalls('in-process engine', local, local.take);
 
   const front = await startEngineServer({ port: 0, token: 'bench-engine' });

@@ -13,7 +13,7 @@ import { createRestFront } from '../lib/rest-front/app.ts';
 import type { Backend } from '../lib/rest-front/backend.ts';
 import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { openDurableEngine } from './support/durable-engine.ts';
+import { openDurableEngine } from './support/engine-data-file.ts';
 import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
 
 export interface EngineServerOptions {
@@ -47,14 +47,6 @@ export const DEFAULT_ENGINE_PORT = 8079;
 export const DEFAULT_ENGINE_TOKEN = 'dev-token';
 
 /**
- * The one place the server's engine is created, so durability and scripting options can be
- * passed here later.
- */
-export function createServerEngine(): Engine {
-  return createEngine();
-}
-
-/**
  * Starts the REST front and resolves once it listens.
  *
  * @example
@@ -78,7 +70,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     backend = createEngineBackend(durable.engine);
     closeBackend = async () => durable.close();
   } else {
-    backend = createEngineBackend(options.engine ?? createServerEngine());
+    backend = createEngineBackend(options.engine ?? createEngine());
     closeBackend = () => Promise.resolve();
   }
   const app = createRestFront({ backend, token });

@@ -11,13 +11,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
-import type { Engine } from '../lib/engine/engine.ts';
+import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
-import { createServerEngine } from './engine-server.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { type DurableEngineHandle, openDurableEngine } from './support/durable-engine.ts';
+import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../.data/engine.log', import.meta.url));
@@ -65,7 +64,7 @@ function chooseRedis(options: ApiServerOptions, env: Readonly<Record<string, str
     const durable = openDurableEngine({ path: options.dataFile });
     return { redis: createEngineClient(durable.engine), backing: 'engine', durable };
   }
-  return { redis: createEngineClient(options.engine ?? createServerEngine()), backing: 'engine' };
+  return { redis: createEngineClient(options.engine ?? createEngine()), backing: 'engine' };
 }
 
 /**

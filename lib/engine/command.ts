@@ -4,6 +4,7 @@
  */
 import type { Keyspace } from './keyspace.ts';
 import type { Reply } from './reply.ts';
+import type { ScriptingOptions } from './scripting/options.ts';
 
 export interface CommandContext {
   readonly db: Keyspace;
@@ -13,14 +14,20 @@ export interface CommandContext {
   readonly inScript: boolean;
   /** Inside MULTI/EXEC: blocking options answer at once. */
   readonly inMulti: boolean;
-  /** Runs a nested command (used by the scripting commands). */
+  /** What the engine offers beyond the keyspace (scripts call commands through it). */
   readonly services: EngineServices;
 }
 
 /** Engine-level facilities that some commands need beyond the keyspace. */
 export interface EngineServices {
-  /** Runs a command as if sent by a client, inside the current atomic step. */
-  callNested(argv: readonly string[], options: { inScript: boolean; now: number }): Reply;
+  /**
+   * Runs `redis.call(...argv)` for a script, inside the current atomic step and at the script's
+   * `now`. Answers with the error a script sees for a command it may not run: an unknown one, one
+   * refused inside scripts, or a write when `readOnly` (EVAL_RO, `no-writes`).
+   */
+  callFromScript(argv: readonly string[], options: { now: number; readOnly: boolean }): Reply;
+  /** How this engine runs scripts (`EngineOptions.scripting` over the defaults). */
+  readonly scripting: ScriptingOptions;
   /** Per-engine state owned by a command family (for example the script cache), created on demand. */
   state<T>(name: string, create: () => T): T;
 }

@@ -14,6 +14,7 @@ import {
 import { commandTable } from './command-table.ts';
 import { Keyspace } from './keyspace.ts';
 import { Errors, RedisError, type Reply } from './reply.ts';
+import { defaultScriptingOptions, type ScriptingOptions } from './scripting/options.ts';
 
 /** A write command as executed, with the time it saw: what a durability log records. */
 export interface WriteRecord {
@@ -25,6 +26,11 @@ export interface EngineOptions {
   clock?: Clock;
   /** Called after every successful write command, nested ones included. */
   onWrite?: (record: WriteRecord) => void;
+  /**
+   * How scripts run, each setting defaulting to Redis' (for example a short time limit in tests).
+   * @example createEngine({ scripting: { timeLimitMs: 50 } })
+   */
+  scripting?: Partial<ScriptingOptions>;
 }
 
 export interface Engine {
@@ -80,10 +86,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const waiters = new Set<Waiter>();
   let onWrite = options.onWrite;
 
+  /** The command argv[0] names, before its arguments are counted; undefined when there is none. */
+  function lookup(name: string): Resolution | undefined {
+    return table.get(name) ?? table.get(name.toLowerCase());
+  }
+
   function resolve(argv: readonly string[]): Resolved {
     const name = argv[0] ?? '';
-    const resolution = table.get(name) ?? table.get(name.toLowerCase());
+    const resolution = lookup(name);
     if (resolution === undefined) return new RedisError(Errors.unknownCommand(name, argv.slice(1)));
+    return resolveArguments(resolution, argv);
+  }
+
+  /** Checks argv against a known command: its arity and, for a container, the subcommand's. */
+  function resolveArguments(resolution: Resolution, argv: readonly string[]): Resolved {
     const spec = resolution.spec;
     if (!arityOk(spec.arity, argv.length)) return new RedisError(Errors.arity(spec.name));
     if (spec.subcommands === undefined) return resolution;
@@ -98,10 +114,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
 
   const services: EngineServices = {
-    callNested: (argv, { inScript, now }) => {
-      const result = run(argv, inScript, true, now);
+    // One resolution decides both whether the script may run argv and what runs. A read-only
+    // script is refused a write before its arguments are counted (a write with the wrong arity
+    // answers as a refused write).
+    callFromScript: (argv, { now, readOnly }) => {
+      const known = lookup(argv[0] ?? '');
+      if (known === undefined) return new RedisError('ERR Unknown Redis command called from script');
+      const resolved = resolveArguments(known, argv);
+      if (readOnly && writes(known, resolved, argv)) {
+        return new RedisError('ERR Write commands are not allowed from read-only scripts.');
+      }
+      const result = execute(resolved, argv, true, true, now);
       return isBlockRequest(result) ? result.onTimeout() : result;
     },
+    scripting: { ...defaultScriptingOptions, ...options.scripting },
     state: <T>(name: string, create: () => T): T => {
       if (!states.has(name)) states.set(name, create());
       return states.get(name) as T;
@@ -119,7 +145,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
     inMulti: boolean,
     now: number,
   ): Reply | BlockRequest {
-    const resolved = resolve(argv);
+    return execute(resolve(argv), argv, inScript, inMulti, now);
+  }
+
+  function execute(
+    resolved: Resolved,
+    argv: readonly string[],
+    inScript: boolean,
+    inMulti: boolean,
+    now: number,
+  ): Reply | BlockRequest {
     if (resolved instanceof RedisError) return resolved;
     const { spec } = resolved;
     if (spec.handler === undefined) return new RedisError(Errors.arity(resolved.fullName));
@@ -254,6 +289,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
       onWrite = listener;
     },
   };
+}
+
+/**
+ * Whether argv is a write: the resolved command's flag; when its arguments did not resolve, a
+ * plain command's own flag or a container's subcommand's (an unknown subcommand writes nothing).
+ */
+function writes(known: Resolution, resolved: Resolved, argv: readonly string[]): boolean {
+  if (!(resolved instanceof RedisError)) return resolved.spec.write;
+  const subcommands = known.spec.subcommands;
+  if (subcommands === undefined) return known.spec.write;
+  const subName = (argv[1] ?? '').toLowerCase();
+  return subcommands.find((s) => s.name === subName)?.write ?? false;
 }
 
 function arityOk(arity: number, argc: number): boolean {

@@ -64,7 +64,3 @@ function unknownCommand(name: string, args: readonly string[]): string {
 export function fail(message: string): never {
   throw new RedisError(message);
 }
-
-export function isError(reply: Reply): reply is RedisError {
-  return reply instanceof RedisError;
-}

@@ -6,32 +6,14 @@
  * like Redis, whose script cache is empty after a restart (clients fall back from EVALSHA to EVAL).
  */
 import type { CommandContext, CommandHandler, CommandSpec } from '../command.ts';
-import { commandTable } from '../command-table.ts';
 import { int64Arg, isWord } from '../data/arguments.ts';
 import { fail, OK, RedisError, type Reply } from '../reply.ts';
-import { scriptingOptionsFor } from '../scripting/options.ts';
 import { type CachedScript, ScriptVm } from '../scripting/script-vm.ts';
 import { sha1Hex } from '../scripting/sha1.ts';
 import { parseShebang } from '../scripting/shebang.ts';
 
 function vmOf(ctx: CommandContext): ScriptVm {
   return ctx.services.state('scripting:vm', () => new ScriptVm());
-}
-
-let writeFlags: Map<string, boolean | Map<string, boolean>> | undefined;
-
-/** Whether argv is a write command; undefined when there is no such command. */
-function isWrite(argv: readonly string[]): boolean | undefined {
-  // Built on first use: the command table imports this file, so it is not ready at load time.
-  writeFlags ??= new Map(
-    commandTable.map((spec) => [
-      spec.name,
-      spec.subcommands === undefined ? spec.write : new Map(spec.subcommands.map((s) => [s.name, s.write])),
-    ]),
-  );
-  const flag = writeFlags.get((argv[0] ?? '').toLowerCase());
-  if (typeof flag !== 'object') return flag;
-  return flag.get((argv[1] ?? '').toLowerCase()) ?? false;
 }
 
 /** Compiles `source` into the cache (or finds it there) and returns its sha and entry. */
@@ -66,11 +48,10 @@ function run(
   if (numKeys < 0n) fail("ERR Number of keys can't be negative");
   if (numKeys > BigInt(argv.length - 3)) fail("ERR Number of keys can't be greater than number of args");
   const split = 3 + Number(numKeys);
-  const options = scriptingOptionsFor(ctx.db);
+  const options = ctx.services.scripting;
   return vmOf(ctx).run(script, sha, argv.slice(3, split), argv.slice(split), {
     ctx,
     readOnly: readOnly || script.flags.noWrites,
-    isWrite,
     elapsed: options.elapsed,
     timeLimitMs: options.timeLimitMs,
   });

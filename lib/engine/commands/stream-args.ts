@@ -4,7 +4,8 @@
  */
 import type { CommandContext } from '../command.ts';
 import { parseInt64 } from '../data/numbers.ts';
-import type { Stream, StreamEntry } from '../data/stream.ts';
+import type { Stream } from '../data/stream.ts';
+import type { StreamEntry } from '../data/stream-entry.ts';
 import type { ConsumerGroup } from '../data/stream-group.ts';
 import {
   decrKey,

@@ -2,8 +2,8 @@
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { compareBytes } from '../data/byte-order.ts';
 import { parseInt64 } from '../data/numbers.ts';
-import { INVALID_ENTRIES_READ, Stream } from '../data/stream.ts';
-import { ConsumerGroup, type PendingRow } from '../data/stream-group.ts';
+import { Stream } from '../data/stream.ts';
+import { ConsumerGroup, INVALID_ENTRIES_READ, type PendingRow } from '../data/stream-group.ts';
 import { formatKey, type IdKey, MIN_KEY, parseId } from '../data/stream-id.ts';
 import { Errors, fail, OK, type Reply } from '../reply.ts';
 import {

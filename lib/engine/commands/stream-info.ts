@@ -1,8 +1,8 @@
 /** XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS, XINFO HELP (Redis 7.0 fields). */
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { compareBytes } from '../data/byte-order.ts';
-import { INVALID_ENTRIES_READ, type Stream } from '../data/stream.ts';
-import type { ConsumerGroup } from '../data/stream-group.ts';
+import type { Stream } from '../data/stream.ts';
+import { type ConsumerGroup, INVALID_ENTRIES_READ } from '../data/stream-group.ts';
 import { formatKey, MAX_KEY, MIN_KEY } from '../data/stream-id.ts';
 import { fail, type Reply } from '../reply.ts';
 import { entryReply, getStream, isKeyword, longArg, StreamErrors } from './stream-args.ts';

@@ -12,9 +12,24 @@
  * hint), and a range listing reads consecutive slots instead of one scattered object per row.
  */
 import { Cursor, IdTree, RECORD_TREE, SET_TREE } from './id-tree.ts';
-import type { Stream, StreamEntry } from './stream.ts';
-import { INVALID_ENTRIES_READ } from './stream.ts';
+import type { StreamEntry } from './stream-entry.ts';
 import { type IdKey, MAX_KEY, MIN_KEY } from './stream-id.ts';
+
+/** Unset entries-read counter (Redis' SCG_INVALID_ENTRIES_READ). */
+export const INVALID_ENTRIES_READ = -1;
+
+/**
+ * What a group reads of the stream it belongs to. Stream (stream.ts) implements it; declaring it
+ * here lets the stream own its groups without the two modules importing each other.
+ */
+export interface GroupStream {
+  /** Entries ever added (`entries-added`). */
+  readonly entriesAdded: number;
+  get(key: IdKey): StreamEntry | undefined;
+  range(start: IdKey, end: IdKey, count: number, startAfter?: boolean): StreamEntry[];
+  hasTombstonesFrom(start: IdKey): boolean;
+  estimateEntriesRead(key: IdKey): number;
+}
 
 /**
  * The live stream entry for a pending record, or undefined when it was deleted from the stream.
@@ -22,7 +37,7 @@ import { type IdKey, MAX_KEY, MIN_KEY } from './stream-id.ts';
  * Stream marks every entry it drops as deleted, so while this one is not deleted it is the live
  * entry for its key.
  */
-function liveEntry(stream: Stream, entry: StreamEntry): StreamEntry | undefined {
+function liveEntry(stream: GroupStream, entry: StreamEntry): StreamEntry | undefined {
   // Deleted: an XSETID moved back and an XADD may have reused the id, so ask the stream.
   return entry.deleted ? stream.get(entry.key) : entry;
 }
@@ -121,7 +136,13 @@ export class ConsumerGroup {
    * last-delivered id and entries-read, and unless `noack` records each in the PELs, taking over
    * any pending record for the same id (after XGROUP SETID moved the group back).
    */
-  deliverNew(stream: Stream, consumer: Consumer, count: number, noack: boolean, now: number): StreamEntry[] {
+  deliverNew(
+    stream: GroupStream,
+    consumer: Consumer,
+    count: number,
+    noack: boolean,
+    now: number,
+  ): StreamEntry[] {
     const entries = stream.range(this.lastKey, MAX_KEY, count, true);
     for (const entry of entries) {
       if (this.entriesRead !== INVALID_ENTRIES_READ && !stream.hasTombstonesFrom(entry.key)) {
@@ -147,7 +168,13 @@ export class ConsumerGroup {
    * The consumer's own pending entries after `after`, at most `count` (0 = all). Entries still
    * in the stream count as delivered again; deleted ones come back without fields, unchanged.
    */
-  readHistory(stream: Stream, consumer: Consumer, after: IdKey, count: number, now: number): HistoryRow[] {
+  readHistory(
+    stream: GroupStream,
+    consumer: Consumer,
+    after: IdKey,
+    count: number,
+    now: number,
+  ): HistoryRow[] {
     const rows: HistoryRow[] = [];
     const own = ownerSlot;
     const slot = groupSlot;
@@ -252,7 +279,13 @@ export class ConsumerGroup {
    * missing PEL record is created; an owned record idle less than minIdle is skipped; the rest
    * move to `name` (created on first claim) with the new delivery time and count.
    */
-  claim(stream: Stream, name: string, keys: readonly IdKey[], options: ClaimOptions, now: number): Claimed[] {
+  claim(
+    stream: GroupStream,
+    name: string,
+    keys: readonly IdKey[],
+    options: ClaimOptions,
+    now: number,
+  ): Claimed[] {
     const claimed: Claimed[] = [];
     let consumer: Consumer | undefined;
     const slot = groupSlot;
@@ -290,7 +323,7 @@ export class ConsumerGroup {
    * cursor is the first record not looked at (0-0 at the end).
    */
   autoClaim(
-    stream: Stream,
+    stream: GroupStream,
     name: string,
     start: IdKey,
     count: number,

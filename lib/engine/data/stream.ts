@@ -1,13 +1,14 @@
 /**
  * The stream value, laid out like Redis 7.0's: entries live in nodes (Redis' listpacks) of at most
- * 100 entries or about 4 KB, indexed by their first ("master") id in an ordered map, and a deleted
+ * 100 entries or about 4 KB, indexed by their first ("master") id in an IdTree, and a deleted
  * entry stays in its node as a tombstone until the whole node goes. Keeping Redis' node boundaries
  * is what makes `~` trimming remove exactly what Redis removes, and XINFO's radix-tree figures
  * agree. Appending is O(1), finding an id O(log N), trimming O(log N) per node dropped.
  * Consumer groups (stream-group.ts) hang off the stream by name.
  */
-import { createIdMap, type IdMap } from './stream-btree.ts';
-import type { ConsumerGroup } from './stream-group.ts';
+import { IdTree } from './id-tree.ts';
+import type { StreamEntry } from './stream-entry.ts';
+import { type ConsumerGroup, type GroupStream, INVALID_ENTRIES_READ } from './stream-group.ts';
 import {
   decimal,
   formatKey,
@@ -33,15 +34,6 @@ import {
 } from './stream-listpack.ts';
 import { raxNodeCount } from './stream-rax.ts';
 
-/** One entry. `fields` alternates field and value. A deleted entry is a tombstone in its node. */
-export interface StreamEntry {
-  readonly key: IdKey;
-  /** The id as Redis prints it. */
-  readonly id: string;
-  readonly fields: readonly string[];
-  deleted: boolean;
-}
-
 /**
  * A StreamEntry as the stream creates it: a class rather than an object literal, so every entry
  * shares one shape from the start and allocation takes V8's plain constructor path.
@@ -60,9 +52,6 @@ class Entry implements StreamEntry {
 export type TrimRule =
   | { readonly strategy: 'maxlen'; readonly maxlen: number; readonly approx: boolean; readonly limit: number }
   | { readonly strategy: 'minid'; readonly minid: IdKey; readonly approx: boolean; readonly limit: number };
-
-/** Unset entries-read counter (Redis' SCG_INVALID_ENTRIES_READ). */
-export const INVALID_ENTRIES_READ = -1;
 
 const U64_SPAN = 18446744073709551616n;
 const INT64_LIMIT = 9223372036854775808n;
@@ -141,9 +130,9 @@ function asInt64(difference: bigint): bigint {
   return wrapped >= INT64_LIMIT ? wrapped - U64_SPAN : wrapped;
 }
 
-export class Stream {
+export class Stream implements GroupStream {
   /** Nodes by master id, for seeks; `head`/`tail` and the node links are for walking. */
-  private readonly nodes: IdMap<StreamNode> = createIdMap();
+  private readonly nodes = new IdTree<StreamNode>();
   private head: StreamNode | undefined;
   private tail: StreamNode | undefined;
   private readonly probe: [IdKey, StreamNode] = [MIN_KEY, undefined as unknown as StreamNode];

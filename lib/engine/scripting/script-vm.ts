@@ -1,7 +1,7 @@
 /**
  * One Lua state per engine, with its script cache. Scripts are compiled once (EVAL, SCRIPT LOAD)
  * and kept by SHA-1; running one sets KEYS/ARGV, installs the time-limit hook and converts the
- * result or error to a reply. `redis.call` reaches the engine through `callNested` with the
+ * result or error to a reply. `redis.call` reaches the engine through `callFromScript` with the
  * script's frozen time, so the whole script is one synchronous, atomic engine step.
  */
 import type { CommandContext } from '../command.ts';
@@ -15,25 +15,11 @@ import { PRELUDE } from './prelude.ts';
 import { sha1HexBytes } from './sha1.ts';
 import type { ScriptFlags } from './shebang.ts';
 
-export interface ScriptingOptions {
-  /** A script running longer than this is stopped with a BUSY error. Redis' default is 5 s. */
-  readonly timeLimitMs: number;
-  /** Monotonic milliseconds for the time limit (injectable so tests need not spin for real). */
-  readonly elapsed: () => number;
-}
-
-export const defaultScriptingOptions: ScriptingOptions = {
-  timeLimitMs: 5000,
-  elapsed: () => performance.now(),
-};
-
 /** What `redis.call` needs from the command running the script. */
 export interface ScriptRun {
   readonly ctx: CommandContext;
   /** EVAL_RO or a `no-writes` script: write commands are refused. */
   readonly readOnly: boolean;
-  /** Tells whether argv names a write command (undefined: no such command). */
-  readonly isWrite: (argv: readonly string[]) => boolean | undefined;
   readonly deadline: number;
   readonly elapsed: () => number;
   timedOut: boolean;
@@ -147,12 +133,7 @@ function callFromScript(stack: LuaStack, L: number, run: ScriptRun): Reply {
     else if (type === LuaType.string) argv.push(stack.readString(L, i));
     else return new RedisError('ERR Lua redis lib command arguments must be strings or integers');
   }
-  const write = run.isWrite(argv);
-  if (write === undefined) return new RedisError('ERR Unknown Redis command called from script');
-  if (write && run.readOnly) {
-    return new RedisError('ERR Write commands are not allowed from read-only scripts.');
-  }
-  return run.ctx.services.callNested(argv, { inScript: true, now: run.ctx.now });
+  return run.ctx.services.callFromScript(argv, { now: run.ctx.now, readOnly: run.readOnly });
 }
 
 const closer = new FinalizationRegistry<number>((L) => {
@@ -222,7 +203,6 @@ export class ScriptVm {
     const state: ScriptRun = {
       ctx: run.ctx,
       readOnly: run.readOnly,
-      isWrite: run.isWrite,
       elapsed: run.elapsed,
       deadline: run.elapsed() + run.timeLimitMs,
       timedOut: false,

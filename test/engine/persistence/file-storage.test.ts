@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDurableEngine } from '../../../functions/support/durable-engine.ts';
+import { openDurableEngine } from '../../../functions/support/engine-data-file.ts';
 import { createManualClock } from '../../../lib/clock.ts';
 import { encodeRecord, LOG_MAGIC } from '../../../lib/engine/persistence/log-format.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Redis } from '@upstash/redis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDurableEngine } from '../../../functions/support/durable-engine.ts';
+import { openDurableEngine } from '../../../functions/support/engine-data-file.ts';
 import { createManualClock } from '../../../lib/clock.ts';
 import type { Engine } from '../../../lib/engine/engine.ts';
 import { createRestFront } from '../../../lib/rest-front/app.ts';

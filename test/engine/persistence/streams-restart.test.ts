@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import type { Engine } from '../../../lib/engine/engine.ts';
-import { openDurable } from '../../../lib/engine/persistence/durable-engine.ts';
 import { createMemoryStorage, type MemoryStorage } from '../../../lib/engine/persistence/log-storage.ts';
+import { openDurable } from '../../../lib/engine/persistence/logged-engine.ts';
 import { RedisError } from '../../../lib/engine/reply.ts';
 
 /** Builds a queue-like stream: two groups, deliveries to two consumers, an ack, a claim, a delete. */

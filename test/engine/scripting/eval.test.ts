@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../lib/clock.ts';
 import { createEngine, type Engine, type WriteRecord } from '../../../lib/engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../../../lib/engine/reply.ts';
-import { configureScripting } from '../../../lib/engine/scripting/options.ts';
+import type { ScriptingOptions } from '../../../lib/engine/scripting/options.ts';
 import { sha1Hex } from '../../../lib/engine/scripting/sha1.ts';
 
 function message(reply: Reply): string {
@@ -10,8 +10,8 @@ function message(reply: Reply): string {
   return (reply as RedisError).message;
 }
 
-function fresh(): Engine {
-  return createEngine({ clock: createManualClock() });
+function fresh(scripting: Partial<ScriptingOptions> = {}): Engine {
+  return createEngine({ clock: createManualClock(), scripting });
 }
 
 describe('EVAL errors carry Redis 7.0 texts', () => {
@@ -242,10 +242,9 @@ describe('atomicity and durability hooks', () => {
 
 describe('a runaway script', () => {
   it('is stopped after the time limit with a BUSY error, and the engine keeps answering', () => {
-    const engine = fresh();
     // A fake monotonic clock that moves 1 ms per look: the limit passes after a fixed amount of work.
     let ticks = 0;
-    configureScripting(engine, { timeLimitMs: 100, elapsed: () => ticks++ });
+    const engine = fresh({ timeLimitMs: 100, elapsed: () => ticks++ });
     expect(message(engine.callSync(['EVAL', 'while true do end', '0']))).toBe(
       'BUSY Redis is busy running a script. The local engine stopped it after the 100 ms script time limit.',
     );
@@ -255,9 +254,8 @@ describe('a runaway script', () => {
   });
 
   it('cannot escape the limit with pcall or a coroutine', () => {
-    const engine = fresh();
     let ticks = 0;
-    configureScripting(engine, { timeLimitMs: 50, elapsed: () => ticks++ });
+    const engine = fresh({ timeLimitMs: 50, elapsed: () => ticks++ });
     expect(
       message(engine.callSync(['EVAL', 'while true do pcall(function() while true do end end) end', '0'])),
     ).toMatch(/^BUSY /);
@@ -268,8 +266,7 @@ describe('a runaway script', () => {
   });
 
   it('uses real time by default', () => {
-    const engine = fresh();
-    configureScripting(engine, { timeLimitMs: 30 });
+    const engine = fresh({ timeLimitMs: 30 });
     const started = performance.now();
     expect(message(engine.callSync(['EVAL', 'local i = 0 while true do i = i + 1 end', '0']))).toMatch(
       /^BUSY /,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../lib/clock.ts';
-import { openDurable } from '../../../lib/engine/persistence/durable-engine.ts';
 import { encodeRecord } from '../../../lib/engine/persistence/log-format.ts';
 import { createMemoryStorage } from '../../../lib/engine/persistence/log-storage.ts';
+import { openDurable } from '../../../lib/engine/persistence/logged-engine.ts';
 
 describe('durable engine', () => {
   it('brings strings and hashes back after a restart', () => {

@@ -4,7 +4,7 @@
  */
 import type { Clock } from '../../lib/clock.ts';
 import type { Engine } from '../../lib/engine/engine.ts';
-import { openDurable } from '../../lib/engine/persistence/durable-engine.ts';
+import { openDurable } from '../../lib/engine/persistence/logged-engine.ts';
 import { createFileStorage } from './file-storage.ts';
 
 export interface DurableEngineHandle {
