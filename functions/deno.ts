@@ -4,7 +4,7 @@
  * UPSTASH_REDIS_REST_TOKEN and API_TOKENS from the environment; without tokens it refuses to
  * start. Locally: `deno task start` (PORT, default 8000).
  */
-import { buildService } from '../lib/api/bootstrap.ts';
+import { buildService, probeRedis } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 
@@ -23,6 +23,12 @@ const service = await buildService({
   console.error(error instanceof Error ? error.message : error);
   Deno.exit(1);
 });
+// Refused credentials stop the start; a Redis that does not answer yet may come up later.
+const redisAtStart = await probeRedis(service.queue).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  Deno.exit(1);
+});
+if (redisAtStart === 'down') console.warn('Redis does not answer yet; requests answer 503 until it does');
 
 Deno.cron('queue sweep', '* * * * *', async () => {
   const report = await service.queue.sweep({ timeBudgetMs: service.settings.sweepTimeBudgetMs });

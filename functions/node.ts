@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
-import { buildService, type Service } from '../lib/api/bootstrap.ts';
+import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
 import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
@@ -41,6 +41,8 @@ export interface ApiServer {
   readonly url: string;
   readonly backing: 'engine' | 'upstash' | 'custom';
   readonly service: Service;
+  /** Whether Redis answered when the server started (refused credentials stop the start). */
+  readonly redisAtStart: 'up' | 'down';
   /** The local engine's data file and how many records it replayed at start, when one is used. */
   readonly dataFile?: { path: string; replayed: number };
   close(): Promise<void>;
@@ -80,8 +82,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const settings = readSettings(env, fallbackMode);
   const { redis, backing, durable } = chooseRedis(options, env);
   let service: Service;
+  let redisAtStart: 'up' | 'down';
   try {
     service = await buildService({ redis, settings });
+    redisAtStart = await probeRedis(service.queue);
   } catch (error) {
     durable?.close();
     throw error;
@@ -128,6 +132,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     url: `http://${host}:${address.port}`,
     backing,
     service,
+    redisAtStart,
     ...(durable === undefined || options.dataFile === undefined
       ? {}
       : { dataFile: { path: options.dataFile, replayed: durable.replayed } }),
@@ -157,11 +162,14 @@ async function main(): Promise<void> {
   const { devToken, settings } = server.service;
   const backing =
     server.backing === 'upstash'
-      ? `Upstash at ${process.env.UPSTASH_REDIS_REST_URL}`
+      ? `Upstash at ${redactUrl(process.env.UPSTASH_REDIS_REST_URL ?? '')}`
       : 'the in-process local engine';
   const token = devToken ?? '<one of your API_TOKENS>';
   console.log(`edge-stream-queue listening on ${server.url} (${settings.mode} mode, ${backing})`);
   console.log(`  docs:      ${server.url}/docs`);
+  if (server.redisAtStart === 'down') {
+    console.warn('  warning:   Redis does not answer yet; requests answer 503 until it does');
+  }
   if (server.dataFile !== undefined) {
     console.log(`  data file: ${server.dataFile.path} (${server.dataFile.replayed} records replayed)`);
   } else if (server.backing === 'engine') {
@@ -174,6 +182,19 @@ async function main(): Promise<void> {
     `    curl -X POST ${server.url}/v1/queues/demo/messages -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"messages":[{"body":{"hello":"world"}}]}'`,
   );
   closeOnSignals(server);
+}
+
+/** A URL fit for a banner: no user or password. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return url;
+    if (parsed.username !== '') parsed.username = '***';
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
 }
 
 // Only when run as a program (`npm start`), never on import.

@@ -12,7 +12,8 @@
  * parentheses is a note for readers. Parameter kinds are
  * `string` (the default), `int` (tonumber in Lua) and `json` (cjson.decode in Lua); a trailing
  * `...name` takes the rest, singly or in groups. Reply types are `int`, `string`, `flag` (0/1),
- * `fields` (a flat list of strings), `raw`, `{name: type, ...}` (a fixed-length array), and the
+ * `fields` (a flat list of strings), `raw`, `'a' | 'b'` (one of these strings), `{name: type, ...}`
+ * (a fixed-length array), and the
  * suffixes `[]` (a list) and `?` (nil allowed); `Returns: nothing` for a bare status.
  *
  * The generator prepends a prologue that binds `keys.<name>` and `args.<name>` (so no script
@@ -125,7 +126,9 @@ function parseType(text: string, where: string): ValueShape {
     } else break;
   }
   let shape: ValueShape;
-  if (body.startsWith('{')) {
+  if (/^'[a-z-]+'(\s*\|\s*'[a-z-]+')*$/.test(body)) {
+    shape = { oneOf: body.split('|').map((part) => part.trim().slice(1, -1)) };
+  } else if (body.startsWith('{')) {
     if (!body.endsWith('}')) throw new Error(`${where}: unbalanced braces in ${text}`);
     shape = { tuple: parseFields(body.slice(1, -1), where) };
   } else if (['int', 'string', 'flag', 'fields', 'raw'].includes(body)) {
@@ -284,6 +287,7 @@ function tsValueType(shape: ValueShape): string {
   if (shape === 'flag') return 'boolean';
   if (shape === 'fields') return 'string[]';
   if (shape === 'raw') return 'RedisValue';
+  if ('oneOf' in shape) return shape.oneOf.map((value) => JSON.stringify(value)).join(' | ');
   if ('nullable' in shape) return `${tsValueType(shape.nullable)} | null`;
   if ('list' in shape) {
     const inner = tsValueType(shape.list);

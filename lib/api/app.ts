@@ -83,6 +83,37 @@ const logged = new Set<ErrorCode>([
 /** Codes whose message could carry internals (script names, arguments): the client gets a generic one. */
 const hidden = new Set<ErrorCode>([QueueErrorCode.redisError, ApiErrorCode.internal]);
 
+interface RouteMatcher {
+  method: string;
+  pattern: RegExp;
+}
+
+/** One matcher per routed method and path (middleware, registered for ALL or with *, excluded). */
+function routeMatchers(routes: readonly { method: string; path: string }[]): RouteMatcher[] {
+  const literal = (text: string) => text.replace(/[.+?^${}()|[\]\\*]/g, '\\$&');
+  return routes
+    .filter((route) => route.method !== 'ALL' && !route.path.includes('*'))
+    .map((route) => ({
+      method: route.method,
+      pattern: new RegExp(
+        `^${route.path
+          .split('/')
+          .map((segment) => (segment.startsWith(':') ? '[^/]+' : literal(segment)))
+          .join('/')}$`,
+      ),
+    }));
+}
+
+/**
+ * The methods routed on `path` (HEAD with GET, as hono answers it), for a 405's Allow header;
+ * empty when no route has this path at all.
+ */
+function allowedMethods(matchers: readonly RouteMatcher[], path: string): string[] {
+  const methods = new Set(matchers.filter((m) => m.pattern.test(path)).map((m) => m.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
 /** Turns anything thrown into a code, a message and details; unknown errors become INTERNAL. */
 function classify(error: unknown): {
   code: ErrorCode;
@@ -156,13 +187,18 @@ export function createApp(options: AppOptions): ApiApp {
     const status = statusByCode[code];
     const requestId = c.get('requestId') ?? 'unknown';
     if (!expected) {
-      logger.error('unexpected error', {
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        error:
-          error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
-      });
+      logger.error(
+        code === QueueErrorCode.redisAuthFailed
+          ? 'Redis refused the service credentials'
+          : 'unexpected error',
+        {
+          requestId,
+          method: c.req.method,
+          path: c.req.path,
+          error:
+            error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
+        },
+      );
     }
     const body = !hidden.has(code)
       ? envelope(
@@ -183,11 +219,23 @@ export function createApp(options: AppOptions): ApiApp {
   };
   app.onError(answerError);
 
-  app.notFound((c) =>
-    c.json(envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`), 404, {
-      'x-request-id': c.get('requestId') ?? 'unknown',
-    }),
-  );
+  // Built on the first unrouted request, once every route is registered.
+  let matchers: RouteMatcher[] | undefined;
+  app.notFound((c) => {
+    const headers: Record<string, string> = { 'x-request-id': c.get('requestId') ?? 'unknown' };
+    matchers ??= routeMatchers(app.routes);
+    const allowed = allowedMethods(matchers, c.req.path);
+    if (allowed.length > 0) {
+      headers.allow = allowed.join(', ');
+      const message = `${c.req.method} is not allowed on ${c.req.path}; use ${headers.allow}`;
+      return c.json(envelope(ApiErrorCode.methodNotAllowed, message, { allow: allowed }), 405, headers);
+    }
+    return c.json(
+      envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`),
+      404,
+      headers,
+    );
+  });
 
   // Request id and request counters for everything, errors included.
   app.use('*', async (c, next) => {

@@ -4,6 +4,7 @@
  * way and their entry files stay a few lines of environment reading.
  */
 import { type Clock, systemClock } from '../clock.ts';
+import { QueueError, QueueErrorCode } from '../queue/errors.ts';
 import { DEFAULT_TIMEOUTS } from '../queue/rules.ts';
 import { createQueueService } from '../queue/service.ts';
 import type { QueueService } from '../queue/types.ts';
@@ -20,6 +21,21 @@ export interface Service {
   /** Set when development mode made up a token because none was configured. */
   devToken?: string;
   settings: Settings;
+}
+
+/**
+ * What an entry point checks once at start: whether Redis answers. Refused credentials reject
+ * (REDIS_AUTH_FAILED: the entry point should stop and say so); a Redis that does not answer yet
+ * resolves 'down', since it may come up after the service.
+ */
+export async function probeRedis(queue: QueueService): Promise<'up' | 'down'> {
+  try {
+    await queue.ping();
+    return 'up';
+  } catch (error) {
+    if (error instanceof QueueError && error.code === QueueErrorCode.redisAuthFailed) throw error;
+    return 'down';
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ export const ApiErrorCode = {
   unauthorized: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   notFound: 'NOT_FOUND',
+  methodNotAllowed: 'METHOD_NOT_ALLOWED',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   internal: 'INTERNAL',
@@ -21,7 +22,7 @@ export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
 export type ErrorCode = ApiErrorCode | QueueErrorCode;
 
 /** The one place a code becomes an HTTP status. */
-export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503> = {
+export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503> = {
   [QueueErrorCode.invalidArgument]: 400,
   [QueueErrorCode.queueNotFound]: 404,
   [QueueErrorCode.groupNotFound]: 404,
@@ -35,6 +36,7 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 |
   [ApiErrorCode.unauthorized]: 401,
   [ApiErrorCode.forbidden]: 403,
   [ApiErrorCode.notFound]: 404,
+  [ApiErrorCode.methodNotAllowed]: 405,
   [ApiErrorCode.payloadTooLarge]: 413,
   [ApiErrorCode.unsupportedMediaType]: 415,
   [ApiErrorCode.internal]: 500,

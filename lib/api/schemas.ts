@@ -14,6 +14,7 @@ import {
   LENGTH_RULES,
   NAME_RULE,
   RANGE_BOUND_RULE,
+  RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
 } from '../queue/rules.ts';
 
@@ -82,9 +83,25 @@ export const QueueConfigSchema = z
 
 export const QueueConfigPatch = QueueConfigSchema.partial().strict().openapi('QueueConfigPatch');
 
+/**
+ * zod's record parse silently skips a `__proto__` key, so reserved names are refused on the raw
+ * input first (the queue refuses them too).
+ */
 const Attributes = z
-  .record(text(LENGTH_RULES.attributeKey, 'attribute names'), z.string())
-  .openapi({ example: { tenant: 'acme' } });
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value === 'object' && value !== null) {
+        for (const name of RESERVED_ATTRIBUTE_NAMES) {
+          if (Object.hasOwn(value, name)) {
+            ctx.addIssue({ code: 'custom', message: `attribute name ${name} is reserved`, path: [name] });
+          }
+        }
+      }
+      return value;
+    },
+    z.record(text(LENGTH_RULES.attributeKey, 'attribute names'), z.string()),
+  )
+  .openapi({ example: { tenant: 'acme' }, description: 'String values; the name __proto__ is reserved' });
 
 export const MessageInputSchema = z
   .object({
@@ -219,6 +236,12 @@ export const PendingEntries = z
         consumer: z.string(),
         idleMs: z.number(),
         deliveries: z.number().int(),
+        state: z.enum(['leased', 'retrying']).openapi({
+          description: '`leased`: held by `consumer`; `retrying`: nacked, redelivered from `eligibleAt` on',
+        }),
+        eligibleAt: z.number().int().openapi({
+          description: 'When it can be delivered again (ms since the epoch): lease expiry or retry time',
+        }),
       }),
     ),
   })

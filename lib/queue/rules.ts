@@ -108,6 +108,12 @@ export const LENGTH_RULES = {
  */
 export const JSON_DEPTH_RULE = { max: 100, text: 'at most 100 levels of nested arrays and objects' } as const;
 
+/**
+ * Attribute names no JavaScript object can hold as plain data: a parser or validator on the way
+ * may turn `__proto__` into a prototype and drop it, so it is refused rather than lost.
+ */
+export const RESERVED_ATTRIBUTE_NAMES: readonly string[] = ['__proto__'];
+
 /** Limits a deployment may change (MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES). */
 export interface Limits {
   /** UTF-8 bytes of one message as stored: its body's JSON plus its attributes' JSON. */

@@ -26,6 +26,7 @@ export type ValueShape =
   | 'flag'
   | 'fields'
   | 'raw'
+  | { readonly oneOf: readonly string[] }
   | { readonly nullable: ValueShape }
   | { readonly list: ValueShape }
   | { readonly tuple: TupleShape };
@@ -111,6 +112,10 @@ function decodeValue(shape: ValueShape, value: RedisValue | undefined, path: str
       return fail(path, 'a list of strings', value);
     case 'raw':
       return value ?? null;
+  }
+  if ('oneOf' in shape) {
+    if (typeof value === 'string' && shape.oneOf.includes(value)) return value;
+    return fail(path, `one of ${shape.oneOf.join(', ')}`, value);
   }
   if ('nullable' in shape)
     return value === null || value === undefined ? null : decodeValue(shape.nullable, value, path);

@@ -189,14 +189,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const from = checkBound(options.start ?? '-', 'start');
       const to = checkBound(options.end ?? '+', 'end');
       const k = space.queue(queue);
-      // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist.
-      const range = emptyRange(from, to)
-        ? { from: '-', to: '+', count: 0 }
-        : { from, to, count: count(options.count) };
+      // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist: read one
+      // entry (XRANGE COUNT 0 answers nil) and drop it.
+      const empty = emptyRange(from, to);
+      const range = empty ? { from: '-', to: '+', count: 1 } : { from, to, count: count(options.count) };
       const { entries } = await run(scripts.browse, { stream: k.stream, config: k.config }, range, {
         subject: { queue },
       });
-      return entries.map(({ id, fields }) => decodeMessage(id, fields, 0));
+      return empty ? [] : entries.map(({ id, fields }) => decodeMessage(id, fields, 0));
     },
 
     async createGroup(queue, group, start) {

@@ -68,9 +68,15 @@ export interface PendingSummary {
 
 export interface PendingEntry {
   id: string;
+  /** The consumer that holds it (a nacked message keeps its last holder until redelivered). */
   consumer: string;
+  /** Since its last delivery or lease extension. */
   idleMs: number;
   deliveries: number;
+  /** `leased`: being worked on; `retrying`: nacked, waiting for its redelivery time. */
+  state: 'leased' | 'retrying';
+  /** When it can be delivered again (ms since the epoch): its lease expiry, or its retry time. */
+  eligibleAt: number;
 }
 
 export interface ReclaimResult {

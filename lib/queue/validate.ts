@@ -17,6 +17,7 @@ import {
   nestsDeeperThan,
   type QueueConfig,
   RANGE_BOUND_RULE,
+  RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
 } from './rules.ts';
 import type { MessageInput } from './types.ts';
@@ -163,6 +164,9 @@ function encodeAttributes(value: unknown, index: number): string {
   const { min, max } = LENGTH_RULES.attributeKey;
   for (const [key, v] of entries) {
     if (typeof v !== 'string') invalid(`message ${index} attributes must be an object of strings`);
+    if (RESERVED_ATTRIBUTE_NAMES.includes(key)) {
+      invalid(`message ${index} attribute name ${key} is reserved`, { attribute: key });
+    }
     const length = codePointLength(key);
     if (length < min || length > max) {
       invalid(`message ${index} attribute names must be ${min}-${max} characters`, { attribute: key });

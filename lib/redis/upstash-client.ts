@@ -21,8 +21,6 @@ export interface UpstashClientOptions {
   token: string;
 }
 
-const never = new AbortController().signal;
-
 /**
  * @example
  * const redis = createUpstashClient({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
@@ -38,7 +36,9 @@ export function createUpstashClient(options: UpstashClientOptions): RedisClient 
     automaticDeserialization: false,
     // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
     retry: false,
-    signal: () => current ?? never,
+    // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
+    // made it, so one signal cannot serve every call.
+    signal: () => current ?? new AbortController().signal,
   });
 
   function guard(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {

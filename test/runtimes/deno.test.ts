@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
 
 const deno = join(projectRoot, 'node_modules/deno/deno');
 const token = 'deno-admin-token';
@@ -69,6 +69,42 @@ describe('Deno entry under deno', () => {
     await expectDeadLettered(base, token, 'deno-cron', id);
   }, 90_000);
 
+  it('never breaks a read on entries other clients wrote, and refuses a body nested past 100 levels', async () => {
+    await expectPoisonProof(base, token, 'deno-poison-entries', engine);
+  });
+
+  it('never repeats API_TOKENS in its output when an entry has no scope', async () => {
+    const refused = denoRun({
+      PORT: String(await freePort()),
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: engine.token,
+      API_TOKENS: 'admin:a1,BareSecret999',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('API_TOKENS entry 2 has no scope');
+      expect(refused.output()).not.toContain('BareSecret999');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
+  it('refuses to start when Redis refuses its credentials, and says so', async () => {
+    const refused = denoRun({
+      PORT: String(await freePort()),
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: 'not-the-engine-token',
+      API_TOKENS: `admin:${token}`,
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('Redis refused the service credentials');
+      expect(refused.output()).not.toContain('not-the-engine-token');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
   it('refuses to start without API_TOKENS', async () => {
     const refused = denoRun({
       PORT: String(await freePort()),
@@ -83,4 +119,36 @@ describe('Deno entry under deno', () => {
       await refused.kill();
     }
   }, 60_000);
+});
+
+describe("README's Deno commands, as written", () => {
+  const npx = (args: string[], env: Record<string, string | undefined> = {}) =>
+    startChild('npx', args, { DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', ...env });
+
+  it('type-checks with `npx deno task check`', async () => {
+    const check = npx(['deno', 'task', 'check']);
+    try {
+      expect(await check.exited).toBe(0);
+      expect(check.output()).toContain('Check functions/deno.ts');
+    } finally {
+      await check.kill();
+    }
+  }, 120_000);
+
+  it('serves with `npx deno task start`', async () => {
+    const port = await freePort();
+    const start = npx(['deno', 'task', 'start'], {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: engine.token,
+      API_TOKENS: `admin:${token}`,
+    });
+    try {
+      await waitForReady(`http://127.0.0.1:${port}/healthz`, start, 90_000);
+      await produceConsumeAck(`http://127.0.0.1:${port}`, token, 'deno-task-orders');
+    } finally {
+      await start.kill();
+    }
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
 
 const tsx = join(projectRoot, 'node_modules/tsx/dist/cli.mjs');
 
@@ -144,11 +144,64 @@ describe('npm start with UPSTASH_REDIS_REST_URL', () => {
     await produceConsumeAck(base, token, 'node-rest-orders');
   });
 
+  it('never breaks a read on entries other clients wrote, and refuses a body nested past 100 levels', async () => {
+    await expectPoisonProof(base, token, 'node-poison-entries', engine);
+  });
+
   it('dead-letters a poison message with its interval sweep', async () => {
     const id = await plantPoison(base, token, 'node-rest-poison');
     expect(await awaitDeadLetter(base, token, 'node-rest-poison')).toEqual([id]);
     await expectDeadLettered(base, token, 'node-rest-poison', id);
   });
+});
+
+describe('npm start refusing a bad configuration', () => {
+  it('never repeats API_TOKENS on stderr when an entry has no scope', async () => {
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      API_TOKENS: 'TopSecretToken123',
+      ENGINE_DATA_FILE: '',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('API_TOKENS entry 1 has no scope');
+      expect(refused.output()).not.toContain('TopSecretToken123');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
+  it('refuses a token with a space, which no Bearer header can carry', async () => {
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      API_TOKENS: 'admin:has space',
+      ENGINE_DATA_FILE: '',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('API_TOKENS entry 1 (admin) has a token with a space');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
+  it('stops at start when Redis refuses its credentials, and says so without the token', async () => {
+    const engine = await startEngineServer({ port: 0, token: 'engine-token' });
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      API_TOKENS: 'admin:t',
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: 'wrong-engine-token',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('Redis refused the service credentials');
+      expect(refused.output()).not.toContain('wrong-engine-token');
+    } finally {
+      await refused.kill();
+      await engine.close();
+    }
+  }, 60_000);
 });
 
 describe('npm start in production mode', () => {

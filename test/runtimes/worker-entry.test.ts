@@ -3,7 +3,7 @@
  * refusing to serve without tokens or Redis settings, serving once configured, and the
  * scheduled handler handing the sweep to waitUntil.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import worker from '../../functions/worker.ts';
 
@@ -41,6 +41,29 @@ describe('functions/worker.ts', () => {
           'Service not started: API_TOKENS is empty: refusing to start an open queue in production mode',
       },
     });
+  });
+
+  it('never repeats API_TOKENS in its answer or its log when an entry has no scope', async () => {
+    const logged: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args) => {
+      logged.push(...args);
+    });
+    try {
+      const env = {
+        UPSTASH_REDIS_REST_URL: engine.url,
+        UPSTASH_REDIS_REST_TOKEN: engine.token,
+        API_TOKENS: 'TopSecretToken123',
+      };
+      const res = await worker.fetch(new Request('http://w/healthz'), env, ctx());
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect(text).toContain('API_TOKENS entry 1 has no scope');
+      expect(text).not.toContain('TopSecretToken123');
+      expect(JSON.stringify(logged)).toContain('API_TOKENS entry 1 has no scope');
+      expect(JSON.stringify(logged)).not.toContain('TopSecretToken123');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('refuses when the Upstash settings are missing', async () => {

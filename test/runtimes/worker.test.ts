@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
-import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import { api, type Child, freePort, projectRoot, startChild } from './support/processes.ts';
+import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
 
 const token = 'worker-admin-token';
 let engine: EngineServer;
@@ -17,22 +17,17 @@ let worker: Child | undefined;
 let base: string;
 let dir: string;
 
-beforeAll(async () => {
-  engine = await startEngineServer({ port: 0, token: 'engine-token' });
-  dir = await mkdtemp(join(tmpdir(), 'worker-test-'));
-  const envFile = join(dir, 'worker.env');
-  await writeFile(
-    envFile,
-    [
-      `UPSTASH_REDIS_REST_URL=${engine.url}`,
-      `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
-      `API_TOKENS=admin:${token}`,
-    ].join('\n'),
-  );
+/** `wrangler dev` on the Worker with these variables; resolves once /healthz answers at all. */
+async function startWorker(
+  vars: string[],
+  ready: (res: Response) => boolean,
+  logLevel = 'warn',
+): Promise<{ child: Child; base: string }> {
+  const envFile = join(dir, `worker-${Math.random().toString(36).slice(2)}.env`);
+  await writeFile(envFile, vars.join('\n'));
   const port = await freePort();
   const inspector = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  worker = startChild(
+  const child = startChild(
     process.execPath,
     [
       join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
@@ -47,15 +42,51 @@ beforeAll(async () => {
       '--env-file',
       envFile,
       '--persist-to',
-      join(dir, 'state'),
+      join(dir, `state-${port}`),
       '--show-interactive-dev-session=false',
       '--log-level',
-      'warn',
+      logLevel,
     ],
     // No network here: skip the Request.cf download, telemetry and update checks.
     { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
   );
-  await waitForReady(`${base}/healthz`, worker, 90_000);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/healthz`, child, ready, 90_000);
+  return { child, base };
+}
+
+/** Like waitForReady, for an answer other than 200 (a Worker that refuses to start still answers). */
+async function waitFor(
+  url: string,
+  child: Child,
+  ready: (res: Response) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if (ready(await fetch(url, { signal: AbortSignal.timeout(2000) }))) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${child.output()}`);
+}
+
+beforeAll(async () => {
+  engine = await startEngineServer({ port: 0, token: 'engine-token' });
+  dir = await mkdtemp(join(tmpdir(), 'worker-test-'));
+  const started = await startWorker(
+    [
+      `UPSTASH_REDIS_REST_URL=${engine.url}`,
+      `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
+      `API_TOKENS=admin:${token}`,
+    ],
+    (res) => res.status === 200,
+  );
+  worker = started.child;
+  base = started.base;
 }, 120_000);
 
 afterAll(async () => {
@@ -78,6 +109,44 @@ describe('Workers entry under workerd', () => {
   it('produces, consumes and acks', async () => {
     await produceConsumeAck(base, token, 'worker-orders');
   });
+
+  it('never breaks a read on entries other clients wrote, and refuses a body nested past 100 levels', async () => {
+    await expectPoisonProof(base, token, 'worker-poison-entries', engine);
+  });
+
+  it('never repeats API_TOKENS in an answer or a log when an entry has no scope', async () => {
+    const refused = await startWorker(
+      [
+        `UPSTASH_REDIS_REST_URL=${engine.url}`,
+        `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
+        'API_TOKENS=admin:a1,TopSecretToken123',
+      ],
+      (res) => res.status === 500,
+      // The Worker's own console.error shows at log level.
+      'log',
+    );
+    try {
+      const res = await fetch(`${refused.base}/healthz`);
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect(JSON.parse(text)).toEqual({
+        error: {
+          code: 'INTERNAL',
+          message:
+            'Service not started: API_TOKENS entry 2 has no scope: write scope:token (scope admin, produce or consume)',
+        },
+      });
+      expect(text).not.toContain('TopSecretToken123');
+      // wrangler prints the Worker's console output a moment after the request.
+      for (let i = 0; i < 50 && !refused.child.output().includes('has no scope'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(refused.child.output()).toContain('API_TOKENS entry 2 has no scope');
+      expect(refused.child.output()).not.toContain('TopSecretToken123');
+    } finally {
+      await refused.child.kill();
+    }
+  }, 120_000);
 
   it('dead-letters a poison message when the cron trigger fires', async () => {
     const id = await plantPoison(base, token, 'worker-poison');

@@ -45,6 +45,17 @@ export function requireScope(scope: Scope): MiddlewareHandler<ApiEnv> {
   };
 }
 
+/**
+ * Route middleware for an optional JSON body: an empty body (even sent with a JSON content type)
+ * is the empty object, as for a bare POST with no content type.
+ */
+export const emptyBodyIsEmptyObject: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  const text = await c.req.text();
+  // hono caches each body reading as a promise (its type says string); json() parses this one.
+  if (text.trim() === '') (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve('{}');
+  await next();
+};
+
 /** Drops keys whose value is undefined: zod's optional output vs `exactOptionalPropertyTypes`. */
 export function compact<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {

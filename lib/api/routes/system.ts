@@ -6,7 +6,13 @@ import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { renderQueueMetrics } from '../metrics.ts';
 import { Health, SweepBody, SweepReportSchema } from '../schemas.ts';
-import { bearerSecurity, errorResponses, jsonContent, requireScope } from './shared.ts';
+import {
+  bearerSecurity,
+  emptyBodyIsEmptyObject,
+  errorResponses,
+  jsonContent,
+  requireScope,
+} from './shared.ts';
 
 const sweep = createRoute({
   method: 'post',
@@ -14,8 +20,8 @@ const sweep = createRoute({
   tags: ['operations'],
   summary: 'Run the sweep now, as the cron does (scope: admin)',
   security: bearerSecurity,
-  middleware: [requireScope(Scope.admin)],
-  // Optional body: a bare POST runs the sweep with its default budget.
+  middleware: [requireScope(Scope.admin), emptyBodyIsEmptyObject],
+  // Optional body: a bare POST (or an empty JSON body) runs the sweep with its default budget.
   request: { body: { required: false, content: { 'application/json': { schema: SweepBody } } } },
   responses: { 200: jsonContent(SweepReportSchema, 'What the sweep did'), ...errorResponses },
 });

@@ -1,8 +1,11 @@
--- pending-range: XPENDING's extended form, idle times taken from the lease index.
+-- pending-range: XPENDING's extended form, idle times and lease expiries taken from the lease index.
 -- KEYS: stream, config, lease, meta
 -- ARGV: group, now: int, from, to, count: int, consumer, minIdleMs: int, config: json
 --   (consumer: '' for every consumer)
--- Returns: ...entries: {id: string, consumer: string, idleMs: int, deliveries: int}
+-- Returns: ...entries: {id: string, consumer: string, idleMs: int, deliveries: int,
+--   state: 'leased' | 'retrying', eligibleAt: int}
+--   (state 'leased': held until eligibleAt, its lease expiry; 'retrying': nacked, redelivered from
+--   eligibleAt on, idleMs counted from its last delivery)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
@@ -19,14 +22,25 @@ else
   rows = redis.call('XPENDING', stream, group, args.from, args.to, int(args.count))
 end
 local out = { 'ok' }
+local vt = cfg.visibilityTimeoutMs
 for _, row in ipairs(rows) do
-  local score = redis.call('ZSCORE', keys.lease, row[1])
+  local id = row[1]
+  local score = redis.call('ZSCORE', keys.lease, id)
+  -- A nacked message keeps its pending entry (and holder) while it waits for its retry time.
+  local retrying = redis.call('HEXISTS', keys.meta, 'n:' .. id) == 1
   local idle = tonumber(row[3])
+  local eligible
   if score then
-    idle = math.max(0, now - (tonumber(score) - cfg.visibilityTimeoutMs))
+    eligible = tonumber(score)
+    if not retrying then
+      idle = math.max(0, now - (eligible - vt))
+    end
+  else
+    -- Delivered by another client and not indexed yet: Redis' idle time is all there is.
+    eligible = now - idle + vt
   end
   if idle >= min_idle then
-    out[#out + 1] = { row[1], row[2], idle, row[4] }
+    out[#out + 1] = { id, row[2], idle, row[4], retrying and 'retrying' or 'leased', int(eligible) }
   end
 end
 return out

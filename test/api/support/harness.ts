@@ -78,7 +78,9 @@ function faultable(inner: RedisClient, calls: string[]): RedisClient & { failNex
   };
 }
 
-export async function createHarness(options: { limits?: Partial<Limits> } = {}): Promise<Harness> {
+export async function createHarness(
+  options: { limits?: Partial<Limits>; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
+): Promise<Harness> {
   const clock = createManualClock();
   const engine = createEngine({ clock });
   const calls: string[] = [];
@@ -101,7 +103,7 @@ export async function createHarness(options: { limits?: Partial<Limits> } = {}):
     logger,
     clock,
     // Long polls advance the manual clock instead of waiting.
-    sleep: async (ms) => clock.advance(ms),
+    sleep: options.sleep ?? (async (ms) => clock.advance(ms)),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   return {

@@ -1,7 +1,9 @@
 /**
- * The scenario every runtime runs against the engine's REST front: produce → consume → ack, then
- * a poison message that the sweep (however the runtime triggers it) moves to the DLQ.
+ * The scenarios every runtime runs against the engine's REST front: produce → consume → ack; a
+ * poison message that the sweep (however the runtime triggers it) moves to the DLQ; and entries
+ * that other clients wrote, which must never break a read.
  */
+import { Redis } from '@upstash/redis';
 import { expect } from 'vitest';
 import { api } from './processes.ts';
 
@@ -69,4 +71,57 @@ export async function expectDeadLettered(
   });
   const pending = await api(base, token, 'GET', `/v1/queues/${queue}/groups/workers/pending`);
   expect(pending.json.pending).toBe(0);
+}
+
+/**
+ * Entries another client wrote straight into the queue's stream (through the engine's REST front
+ * that the runtime under test also uses): nested 5,000 levels, not JSON, attributes that are not
+ * strings, binary. None may break consume, browse, the DLQ list or stats, and a good message in
+ * the same batch is delivered as usual. A body nested past 100 levels is refused with 400.
+ */
+export async function expectPoisonProof(
+  base: string,
+  token: string,
+  queue: string,
+  redis: { url: string; token: string },
+): Promise<void> {
+  const deep = await fetch(`${base}/v1/queues/${queue}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: `{"messages":[{"body":${'['.repeat(5000)}1${']'.repeat(5000)}}]}`,
+  });
+  expect(deep.status).toBe(400);
+  expect(((await deep.json()) as { error: { code: string } }).error.code).toBe('INVALID_ARGUMENT');
+  // Each delivery is the last (max 1) and expires at once, so the sweep dead-letters them all.
+  await api(base, token, 'PUT', `/v1/queues/${queue}`, { maxDeliveries: 1, visibilityTimeoutMs: 1 });
+  const group = await api(base, token, 'PUT', `/v1/queues/${queue}/groups/workers`, { start: '0' });
+  expect(group.status).toBe(201);
+  const raw = new Redis({ url: redis.url, token: redis.token });
+  const stream = `q:{${queue}}:stream`;
+  const deepText = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+  await raw.xadd(stream, '*', { body: deepText, enqueuedAt: '1' });
+  await raw.xadd(stream, '*', { body: '{not json', enqueuedAt: '1' });
+  await raw.xadd(stream, '*', { body: '1', attributes: '{"a":1}', enqueuedAt: '1' });
+  await raw.xadd(stream, '*', { blob: '\u0000\u0001\u00ff' });
+  const good = await api(base, token, 'POST', `/v1/queues/${queue}/messages`, {
+    messages: [{ body: 'good' }],
+  });
+  expect(good.status).toBe(201);
+  const consumed = await api(base, token, 'POST', `/v1/queues/${queue}/groups/workers/consume`, {
+    consumer: 'w1',
+    count: 10,
+  });
+  expect(consumed.status).toBe(200);
+  const messages = consumed.json.messages as { body: unknown; fields?: Record<string, string> }[];
+  expect(messages.map((m) => m.body)).toEqual([null, null, null, null, 'good']);
+  expect(messages[0]?.fields?.body).toBe(deepText);
+  for (const path of [`/v1/queues/${queue}/messages`, `/v1/queues/${queue}`, `/v1/queues/${queue}/dlq`]) {
+    expect((await api(base, token, 'GET', path)).status).toBe(200);
+  }
+  // Dead-lettered as they are, they list too.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect((await api(base, token, 'POST', '/v1/sweep', {})).status).toBe(200);
+  const dlq = await api(base, token, 'GET', `/v1/queues/${queue}/dlq`);
+  expect(dlq.status).toBe(200);
+  expect(dlq.json.deadLetters).toHaveLength(5);
 }
