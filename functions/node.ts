@@ -6,16 +6,19 @@
  * URL, a dev token and a curl example. Importing this module starts nothing; tests and the
  * benchmark call `startApiServer`.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
+import { DEFAULT_LIMITS } from '../lib/queue/rules.ts';
 import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
+import { keepConnectionsThroughEarlyAnswers } from './support/early-answers.ts';
 import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
 
 export const DEFAULT_PORT = 8787;
@@ -98,9 +101,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           fetch: service.app.fetch,
           port: options.port ?? DEFAULT_PORT,
           hostname: options.hostname ?? '127.0.0.1',
+          // keepConnectionsThroughEarlyAnswers drains bodies instead (this one gives up after 500 ms).
+          autoCleanupIncoming: false,
         },
         (address) => resolve({ server, address }),
       );
+      keepConnectionsThroughEarlyAnswers(server as Server, {
+        maxDrainBytes: Math.max(64 * 1024 * 1024, 4 * (settings.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes)),
+      });
       server.once('error', reject);
     },
   );
