@@ -6,7 +6,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Suites that run the queue, the REST front and the API on each backend (engine, Redis, REST). */
-const conformance = ['test/queue/**/*.test.ts', 'test/rest-front/**/*.test.ts', 'test/api/**/*.test.ts'];
+const conformance = [
+  'test/queue/**/*.test.ts',
+  'test/rest-front/**/*.test.ts',
+  'test/api/**/*.test.ts',
+  'test/contract/**/*.test.ts',
+];
 
 /**
  * Seeded random sequences checked against a reference: replies compared with the real

@@ -16,6 +16,7 @@ import type { QueueService } from '../queue/types.ts';
 import type { TokenSet } from './auth.ts';
 import type { ApiApp, ApiEnv, Logger, Sleep } from './context.ts';
 import { renderDocs } from './docs.ts';
+import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
@@ -52,6 +53,8 @@ export const consoleLogger: Logger = {
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+/** application/json, with parameters (a charset) or none. */
+const jsonMediaType = /^application\/json[ \t]*(;[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+=("[^"]*"|[^;]*)[ \t]*)*$/i;
 
 /** The path names of a 404, so the hint can say exactly which PUT creates what is missing. */
 function notFoundHint(code: ErrorCode, path: string): string | undefined {
@@ -293,6 +296,22 @@ export function createApp(options: AppOptions): ApiApp {
       },
     }),
   );
+  // Bodies are application/json and nothing else (the document says so); the route's own
+  // validators would also take application/*+json.
+  app.use('/v1/*', async (c, next) => {
+    const type = c.req.header('content-type');
+    const bodied = c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH';
+    if (bodied && type !== undefined && !jsonMediaType.test(type)) {
+      throw new ApiError(
+        ApiErrorCode.unsupportedMediaType,
+        'Send the body as Content-Type: application/json',
+        {
+          contentType: type.slice(0, 100),
+        },
+      );
+    }
+    await next();
+  });
 
   registerQueueRoutes(app, deps);
   registerMessageRoutes(app, deps);
@@ -302,16 +321,9 @@ export function createApp(options: AppOptions): ApiApp {
   registerSystemRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  const documentConfig = {
-    openapi: '3.0.3',
-    info: {
-      title: 'edge-stream-queue',
-      version: '0.1.0',
-      description: 'A work queue on Redis Streams over HTTP.',
-    },
-  };
-  app.doc('/openapi.json', documentConfig);
-  app.get('/docs', (c) => c.html(renderDocs(app.getOpenAPIDocument(documentConfig))));
+  const document = createDocument(app, limits);
+  app.get('/openapi.json', (c) => c.json(document()));
+  app.get('/docs', (c) => c.html(renderDocs(document())));
 
   return app;
 }

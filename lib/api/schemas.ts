@@ -32,13 +32,17 @@ const Ids = z.array(StreamId).min(CALL_RULES.ids.min).max(CALL_RULES.ids.max);
 
 const int = (rule: IntRule) => z.number().int().min(rule.min).max(rule.max);
 
-/** Query numbers arrive as text; only plain decimal digits are numbers here. */
+/**
+ * Query numbers arrive as text; only plain decimal digits are numbers here. Documented as the
+ * integers they stand for, with their bounds.
+ */
 const queryInt = (rule: IntRule) =>
   z
     .string()
     .regex(/^\d{1,15}$/, 'must be a non-negative integer')
     .transform(Number)
-    .pipe(int(rule));
+    .pipe(int(rule))
+    .openapi({ type: 'integer', minimum: rule.min, maximum: rule.max });
 
 /** A string whose length is counted in code points, as JSON Schema's minLength/maxLength count. */
 const text = (rule: { min: number; max: number }, what: string) =>

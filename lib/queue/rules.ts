@@ -13,8 +13,12 @@ const DAY = 24 * HOUR;
 
 /** Queue, group and consumer names: also part of Redis keys, so no `:`, braces or spaces. */
 export const NAME_RULE = {
-  /** `.` and `..` fit the characters but a URL path cannot carry them as a segment. */
-  pattern: /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/,
+  /**
+   * `.` and `..` fit the characters but a URL path cannot carry them as a segment. Written
+   * without lookahead so that code generators for other languages can use the pattern.
+   */
+  pattern:
+    /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,98}|\.\.[A-Za-z0-9._-]{1,98})$/,
   maxLength: 100,
   text: '1-100 characters of A-Z a-z 0-9 . _ - (not "." or "..")',
 } as const;

@@ -70,6 +70,21 @@ describe('stream ids and range bounds', () => {
 });
 
 describe('names and lengths', () => {
+  it('takes exactly 1-100 characters of A-Z a-z 0-9 . _ -, except . and ..', () => {
+    const chars = fc.constantFrom(...'aZ09._-'.split(''), ...'abc.'.split(''));
+    fc.assert(
+      fc.property(
+        fc.array(chars, { minLength: 0, maxLength: 102 }).map((a) => a.join('')),
+        (name) => {
+          const expected = name.length >= 1 && name.length <= 100 && name !== '.' && name !== '..';
+          expect(NAME_RULE.pattern.test(name)).toBe(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    for (const name of ['a b', 'a:b', '{q}', 'é']) expect(NAME_RULE.pattern.test(name)).toBe(false);
+  });
+
   it('refuses . and .. but takes names that only contain dots among other characters', () => {
     expect(NAME_RULE.pattern.test('.')).toBe(false);
     expect(NAME_RULE.pattern.test('..')).toBe(false);

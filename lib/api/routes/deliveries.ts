@@ -20,7 +20,15 @@ import {
   ReclaimBody,
   ReclaimResultSchema,
 } from '../schemas.ts';
-import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+import {
+  bearerSecurity,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  requireScope,
+  WITH_BODY,
+  WITH_INPUT,
+} from './shared.ts';
 
 const tags = ['deliveries'];
 const base = '/v1/queues/{queue}/groups/{group}';
@@ -34,11 +42,12 @@ const consume = createRoute({
   ...common,
   method: 'post',
   path: `${base}/consume`,
+  operationId: 'consumeMessages',
   summary: 'Receive up to `count` messages, waiting up to `waitMs` for the first (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ConsumeBody) },
   responses: {
     200: jsonContent(MessageList, 'Delivered messages; empty when none came in time'),
-    ...errorResponses,
+    ...errorResponses(...WITH_BODY, 404),
   },
 });
 
@@ -46,29 +55,32 @@ const ack = createRoute({
   ...common,
   method: 'post',
   path: `${base}/ack`,
+  operationId: 'ackMessages',
   summary: 'Acknowledge messages; unknown or already acked ids are not an error (scope: consume)',
   request: { params: GroupParams, body: jsonBody(AckBody) },
-  responses: { 200: jsonContent(AckResult, 'How many were acked now'), ...errorResponses },
+  responses: { 200: jsonContent(AckResult, 'How many were acked now'), ...errorResponses(...WITH_BODY, 404) },
 });
 
 const nack = createRoute({
   ...common,
   method: 'post',
   path: `${base}/nack`,
+  operationId: 'nackMessages',
   summary: 'Give messages back for redelivery after `delayMs` (scope: consume)',
   request: { params: GroupParams, body: jsonBody(NackBody) },
-  responses: { 200: jsonContent(NackResult, 'How many were requeued'), ...errorResponses },
+  responses: { 200: jsonContent(NackResult, 'How many were requeued'), ...errorResponses(...WITH_BODY, 404) },
 });
 
 const extend = createRoute({
   ...common,
   method: 'post',
   path: `${base}/extend`,
+  operationId: 'extendLeases',
   summary: 'Renew the lease of messages this consumer still holds (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ExtendBody) },
   responses: {
     200: jsonContent(ExtendResult, 'Extended ids, and ids the consumer no longer holds'),
-    ...errorResponses,
+    ...errorResponses(...WITH_BODY, 404),
   },
 });
 
@@ -76,11 +88,12 @@ const reclaim = createRoute({
   ...common,
   method: 'post',
   path: `${base}/reclaim`,
+  operationId: 'reclaimMessages',
   summary: 'Take over messages idle for at least `minIdleMs` (XAUTOCLAIM) (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ReclaimBody) },
   responses: {
     200: jsonContent(ReclaimResultSchema, 'Claimed messages, next cursor, deleted ids'),
-    ...errorResponses,
+    ...errorResponses(...WITH_BODY, 404),
   },
 });
 
@@ -88,14 +101,15 @@ const pending = createRoute({
   ...common,
   method: 'get',
   path: `${base}/pending`,
+  operationId: 'getPending',
   summary: 'The summary; with any of start, end, count, consumer, minIdleMs the entries (scope: consume)',
   request: { params: GroupParams, query: PendingQuery },
   responses: {
-    200: {
-      description: 'The pending summary, or the pending entries in the range',
-      content: { 'application/json': { schema: PendingSummarySchema.or(PendingEntries) } },
-    },
-    ...errorResponses,
+    200: jsonContent(
+      PendingSummarySchema.or(PendingEntries),
+      'The pending summary, or the pending entries in the range',
+    ),
+    ...errorResponses(...WITH_INPUT, 404),
   },
 });
 

@@ -10,7 +10,15 @@ import {
   RedriveBody,
   RedriveResult,
 } from '../schemas.ts';
-import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+import {
+  bearerSecurity,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  requireScope,
+  WITH_BODY,
+  WITH_INPUT,
+} from './shared.ts';
 
 const common = {
   tags: ['dead letters'],
@@ -22,27 +30,30 @@ const list = createRoute({
   ...common,
   method: 'get',
   path: '/v1/queues/{queue}/dlq',
+  operationId: 'listDeadLetters',
   summary: 'Dead letters, oldest first; pass `cursor` back for the next page (scope: admin)',
   request: { params: QueueParams, query: DlqQuery },
-  responses: { 200: jsonContent(DeadLetterList, 'A page of dead letters'), ...errorResponses },
+  responses: { 200: jsonContent(DeadLetterList, 'A page of dead letters'), ...errorResponses(...WITH_INPUT) },
 });
 
 const redrive = createRoute({
   ...common,
   method: 'post',
   path: '/v1/queues/{queue}/dlq/redrive',
+  operationId: 'redriveDeadLetters',
   summary: 'Put dead letters back into the queue as new messages (scope: admin)',
   request: { params: QueueParams, body: jsonBody(RedriveBody) },
-  responses: { 200: jsonContent(RedriveResult, 'How many went back'), ...errorResponses },
+  responses: { 200: jsonContent(RedriveResult, 'How many went back'), ...errorResponses(...WITH_BODY) },
 });
 
 const purge = createRoute({
   ...common,
   method: 'delete',
   path: '/v1/queues/{queue}/dlq',
+  operationId: 'purgeDeadLetters',
   summary: 'Delete every dead letter of the queue (scope: admin)',
   request: { params: QueueParams },
-  responses: { 200: jsonContent(PurgeResult, 'How many were deleted'), ...errorResponses },
+  responses: { 200: jsonContent(PurgeResult, 'How many were deleted'), ...errorResponses(...WITH_INPUT) },
 });
 
 export function registerDlqRoutes(app: ApiApp, { queue }: RouteDeps): void {

@@ -4,13 +4,22 @@ import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { Deleted, GroupCreateBody, GroupCreated, GroupParams } from '../schemas.ts';
-import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+import {
+  bearerSecurity,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  requireScope,
+  WITH_BODY,
+  WITH_INPUT,
+} from './shared.ts';
 
 const tags = ['groups'];
 
 const putGroup = createRoute({
   method: 'put',
   path: '/v1/queues/{queue}/groups/{group}',
+  operationId: 'createGroup',
   tags,
   summary: 'Create a consumer group; an existing group is left unchanged (scope: admin)',
   security: bearerSecurity,
@@ -19,19 +28,20 @@ const putGroup = createRoute({
   responses: {
     200: jsonContent(GroupCreated, 'The group already existed; nothing changed'),
     201: jsonContent(GroupCreated, 'The group was created'),
-    ...errorResponses,
+    ...errorResponses(...WITH_BODY),
   },
 });
 
 const deleteGroup = createRoute({
   method: 'delete',
   path: '/v1/queues/{queue}/groups/{group}',
+  operationId: 'deleteGroup',
   tags,
   summary: 'Delete a consumer group and its pending entries (scope: admin)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin)],
   request: { params: GroupParams },
-  responses: { 200: jsonContent(Deleted, 'The group is gone'), ...errorResponses },
+  responses: { 200: jsonContent(Deleted, 'The group is gone'), ...errorResponses(...WITH_INPUT, 404) },
 });
 
 export function registerGroupRoutes(app: ApiApp, { queue }: RouteDeps): void {

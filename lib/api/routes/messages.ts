@@ -4,30 +4,40 @@ import type { MessageInput } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { BrowseQuery, MessageList, ProduceBody, ProduceResult, QueueParams } from '../schemas.ts';
-import { bearerSecurity, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+import {
+  bearerSecurity,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  requireScope,
+  WITH_BODY,
+  WITH_INPUT,
+} from './shared.ts';
 
 const tags = ['messages'];
 
 const produce = createRoute({
   method: 'post',
   path: '/v1/queues/{queue}/messages',
+  operationId: 'produceMessages',
   tags,
   summary: 'Produce 1-1000 messages; registers the queue with default config if new (scope: produce)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.produce)],
   request: { params: QueueParams, body: jsonBody(ProduceBody) },
-  responses: { 201: jsonContent(ProduceResult, 'Ids in input order'), ...errorResponses },
+  responses: { 201: jsonContent(ProduceResult, 'Ids in input order'), ...errorResponses(...WITH_BODY) },
 });
 
 const browse = createRoute({
   method: 'get',
   path: '/v1/queues/{queue}/messages',
+  operationId: 'browseMessages',
   tags,
   summary: 'Browse the stream between two ids (scope: admin)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin)],
   request: { params: QueueParams, query: BrowseQuery },
-  responses: { 200: jsonContent(MessageList, 'Entries in id order'), ...errorResponses },
+  responses: { 200: jsonContent(MessageList, 'Entries in id order'), ...errorResponses(...WITH_INPUT, 404) },
 });
 
 export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {

@@ -11,34 +11,50 @@ import {
   QueueParams,
   QueueStatsSchema,
 } from '../schemas.ts';
-import { bearerSecurity, compact, errorResponses, jsonBody, jsonContent, requireScope } from './shared.ts';
+import {
+  AUTHENTICATED,
+  bearerSecurity,
+  compact,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  requireScope,
+  WITH_BODY,
+  WITH_INPUT,
+} from './shared.ts';
 
 const tags = ['queues'];
 
 const putQueue = createRoute({
   method: 'put',
   path: '/v1/queues/{queue}',
+  operationId: 'configureQueue',
   tags,
   summary: 'Create a queue or update its config (scope: admin)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin)],
   request: { params: QueueParams, body: jsonBody(QueueConfigPatch) },
-  responses: { 200: jsonContent(QueueConfigSchema, 'The queue config after the update'), ...errorResponses },
+  responses: {
+    200: jsonContent(QueueConfigSchema, 'The queue config after the update'),
+    ...errorResponses(...WITH_BODY),
+  },
 });
 
 const listQueues = createRoute({
   method: 'get',
   path: '/v1/queues',
+  operationId: 'listQueues',
   tags,
   summary: 'Every queue with its stats (scope: consume)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.consume)],
-  responses: { 200: jsonContent(QueueList, 'Queues and their stats'), ...errorResponses },
+  responses: { 200: jsonContent(QueueList, 'Queues and their stats'), ...errorResponses(...AUTHENTICATED) },
 });
 
 const getQueue = createRoute({
   method: 'get',
   path: '/v1/queues/{queue}',
+  operationId: 'getQueueStats',
   tags,
   summary: 'Stats of one queue (scope: consume)',
   security: bearerSecurity,
@@ -46,19 +62,20 @@ const getQueue = createRoute({
   request: { params: QueueParams },
   responses: {
     200: jsonContent(QueueStatsSchema, 'Length, delayed, DLQ and per-group stats'),
-    ...errorResponses,
+    ...errorResponses(...WITH_INPUT, 404),
   },
 });
 
 const deleteQueue = createRoute({
   method: 'delete',
   path: '/v1/queues/{queue}',
+  operationId: 'deleteQueue',
   tags,
   summary: 'Remove a queue and all its keys (scope: admin)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin)],
   request: { params: QueueParams },
-  responses: { 200: jsonContent(Deleted, 'The queue is gone'), ...errorResponses },
+  responses: { 200: jsonContent(Deleted, 'The queue is gone'), ...errorResponses(...WITH_INPUT, 404) },
 });
 
 export function registerQueueRoutes(app: ApiApp, { queue }: RouteDeps): void {

@@ -1,6 +1,7 @@
 /**
- * Pieces every route definition uses: the documented error responses, JSON content helpers, the
- * bearer security requirement and the per-route scope check.
+ * Pieces every route definition uses: the documented error responses (each operation lists
+ * exactly the statuses it can answer, with their headers), JSON content helpers, the bearer
+ * security requirement and the per-route scope check.
  */
 
 import type { MiddlewareHandler } from 'hono';
@@ -10,26 +11,67 @@ import type { ApiEnv } from '../context.ts';
 import { ApiError, ApiErrorCode } from '../errors.ts';
 import { ErrorEnvelopeSchema } from '../schemas.ts';
 
+/** Every answer carries the request id (the client's `X-Request-Id` when sane, else a new one). */
+const requestIdHeader = {
+  'X-Request-Id': {
+    description: 'The request id: the one sent, when 1-64 characters of A-Z a-z 0-9 . _ -, else a new UUID',
+    schema: { type: 'string' as const },
+  },
+};
+
 export function jsonContent<T extends ZodType>(schema: T, description: string) {
-  return { description, content: { 'application/json': { schema } } } as const;
+  return { description, headers: requestIdHeader, content: { 'application/json': { schema } } } as const;
 }
 
 export function jsonBody<T extends ZodType>(schema: T) {
-  return { required: true, content: { 'application/json': { schema } } } as const;
+  return {
+    required: true,
+    description: 'JSON (`Content-Type: application/json`, optionally with a charset); anything else is 415',
+    content: { 'application/json': { schema } },
+  } as const;
 }
 
-const errorResponse = (description: string) => jsonContent(ErrorEnvelopeSchema, description);
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
 
-/** The failures any authenticated route may answer with, all in the one envelope. */
-export const errorResponses = {
-  400: errorResponse('Validation failed; `details.issues` lists what and where'),
-  401: errorResponse('No bearer token, or an unknown one'),
-  403: errorResponse('The token lacks the scope this route needs'),
-  404: errorResponse('Unknown queue or group; `details.hint` says how to create it'),
-  409: errorResponse('The state does not allow the operation'),
-  413: errorResponse('Request or message over the size limit'),
-  503: errorResponse('Redis did not answer; retry after `Retry-After` seconds'),
-} as const;
+const errorDescriptions: Record<ErrorStatus, string> = {
+  400: 'Validation failed (path, query or body); `details.issues` lists what and where',
+  401: 'No bearer token, or an unknown one',
+  403: 'The token lacks the scope this route needs',
+  404: 'Unknown queue (`QUEUE_NOT_FOUND`) or group (`GROUP_NOT_FOUND`); `details.hint` says how to create it',
+  409: 'A key of the queue holds a value of another type (`CONFLICT`), written by something other than this queue',
+  413: 'The request body is over MAX_REQUEST_BYTES (`PAYLOAD_TOO_LARGE`), or a message over MAX_MESSAGE_BYTES (`MESSAGE_TOO_LARGE`)',
+  415: 'The body is not sent as application/json (`UNSUPPORTED_MEDIA_TYPE`)',
+  500: 'Redis refused the service credentials (`REDIS_AUTH_FAILED`, a configuration error; do not retry), or an internal error (`INTERNAL`, `REDIS_ERROR`)',
+  503: 'Redis did not answer in time, or the request ran out of its budget (`REDIS_UNAVAILABLE`); retry after `Retry-After` seconds. A write may still have been applied',
+};
+
+function errorResponse(status: ErrorStatus) {
+  const headers: Record<string, { description: string; schema: { type: 'string' | 'integer' } }> = {
+    ...requestIdHeader,
+  };
+  if (status === 401)
+    headers['WWW-Authenticate'] = { description: 'Always `Bearer`', schema: { type: 'string' } };
+  if (status === 503)
+    headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'integer' } };
+  return {
+    description: errorDescriptions[status],
+    headers,
+    content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+  };
+}
+
+/** The documented error answers of one operation, exactly the statuses it can give. */
+export function errorResponses(...statuses: ErrorStatus[]): Record<string, ReturnType<typeof errorResponse>> {
+  return Object.fromEntries(
+    [...new Set(statuses)].sort().map((status) => [String(status), errorResponse(status)]),
+  );
+}
+
+/** What every authenticated route can answer: no or a wrong token, a missing scope, Redis. */
+export const AUTHENTICATED: readonly ErrorStatus[] = [401, 403, 409, 500, 503];
+/** And a route that takes path parameters or a query (400), with a JSON body (413, 415). */
+export const WITH_INPUT: readonly ErrorStatus[] = [...AUTHENTICATED, 400];
+export const WITH_BODY: readonly ErrorStatus[] = [...WITH_INPUT, 413, 415];
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 

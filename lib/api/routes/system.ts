@@ -7,43 +7,50 @@ import type { ApiApp, RouteDeps } from '../context.ts';
 import { renderQueueMetrics } from '../metrics.ts';
 import { Health, SweepBody, SweepReportSchema } from '../schemas.ts';
 import {
+  AUTHENTICATED,
   bearerSecurity,
   emptyBodyIsEmptyObject,
   errorResponses,
   jsonContent,
   requireScope,
+  WITH_BODY,
 } from './shared.ts';
 
 const sweep = createRoute({
   method: 'post',
   path: '/v1/sweep',
+  operationId: 'runSweep',
   tags: ['operations'],
   summary: 'Run the sweep now, as the cron does (scope: admin)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin), emptyBodyIsEmptyObject],
   // Optional body: a bare POST (or an empty JSON body) runs the sweep with its default budget.
   request: { body: { required: false, content: { 'application/json': { schema: SweepBody } } } },
-  responses: { 200: jsonContent(SweepReportSchema, 'What the sweep did'), ...errorResponses },
+  responses: { 200: jsonContent(SweepReportSchema, 'What the sweep did'), ...errorResponses(...WITH_BODY) },
 });
 
 const healthz = createRoute({
   method: 'get',
   path: '/healthz',
+  operationId: 'getHealth',
+  // Open to anyone: load balancers probe it without a token.
+  security: [],
   tags: ['operations'],
   summary: 'Whether Redis answers (no auth)',
-  responses: { 200: jsonContent(Health, 'Redis answers'), 503: errorResponses[503] },
+  responses: { 200: jsonContent(Health, 'Redis answers'), ...errorResponses(500, 503) },
 });
 
 const metrics = createRoute({
   method: 'get',
   path: '/metrics',
+  operationId: 'getMetrics',
   tags: ['operations'],
   summary: 'Prometheus text: queue and group gauges, request counters (scope: consume)',
   security: bearerSecurity,
   middleware: [requireScope(Scope.consume)],
   responses: {
     200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } },
-    ...errorResponses,
+    ...errorResponses(...AUTHENTICATED),
   },
 });
 
