@@ -137,8 +137,22 @@ describe('API on the real queue service', () => {
     clock.advance(5000);
     const range = await call('GET', '/v1/queues/work/groups/g/pending?start=-&end=%2B&count=10');
     expect(range.json.entries).toEqual([
-      { id: ids[0], consumer: 'w2', idleMs: 5000, deliveries: 2 },
-      { id: ids[1], consumer: 'w1', idleMs: 5000, deliveries: 1 },
+      {
+        id: ids[0],
+        consumer: 'w2',
+        idleMs: 5000,
+        deliveries: 2,
+        state: 'leased',
+        eligibleAt: clock.now() + 5000,
+      },
+      {
+        id: ids[1],
+        consumer: 'w1',
+        idleMs: 5000,
+        deliveries: 1,
+        state: 'leased',
+        eligibleAt: clock.now() + 5000,
+      },
     ]);
     const reclaimed = await call('POST', '/v1/queues/work/groups/g/reclaim', {
       consumer: 'w3',

@@ -50,17 +50,60 @@ describe('OpenAPI document', () => {
     expect(produce.requestBody.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/ProduceRequest',
     });
+    // Exactly the statuses produce can answer: it creates a missing queue, so never 404.
     expect(Object.keys(produce.responses).sort()).toEqual([
       '201',
       '400',
       '401',
       '403',
-      '404',
       '409',
       '413',
+      '415',
+      '500',
       '503',
     ]);
+    expect(produce.operationId).toBe('produceMessages');
+    expect(Object.keys(produce.responses['503'].headers).sort()).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(Object.keys(produce.responses['401'].headers).sort()).toEqual([
+      'WWW-Authenticate',
+      'X-Request-Id',
+    ]);
+    const consumeOp = doc.paths['/v1/queues/{queue}/groups/{group}/consume'].post;
+    expect(Object.keys(consumeOp.responses)).toContain('404');
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('names every operation with a stable operationId', async () => {
+    const h = await createHarness();
+    const doc = (await h.call('GET', '/openapi.json', { token: null })).json;
+    const ids = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+      ([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    expect(ids.sort()).toEqual(
+      [
+        'PUT /v1/queues/{queue} configureQueue',
+        'GET /v1/queues listQueues',
+        'GET /v1/queues/{queue} getQueueStats',
+        'DELETE /v1/queues/{queue} deleteQueue',
+        'POST /v1/queues/{queue}/messages produceMessages',
+        'GET /v1/queues/{queue}/messages browseMessages',
+        'PUT /v1/queues/{queue}/groups/{group} createGroup',
+        'DELETE /v1/queues/{queue}/groups/{group} deleteGroup',
+        'POST /v1/queues/{queue}/groups/{group}/consume consumeMessages',
+        'POST /v1/queues/{queue}/groups/{group}/ack ackMessages',
+        'POST /v1/queues/{queue}/groups/{group}/nack nackMessages',
+        'POST /v1/queues/{queue}/groups/{group}/extend extendLeases',
+        'POST /v1/queues/{queue}/groups/{group}/reclaim reclaimMessages',
+        'GET /v1/queues/{queue}/groups/{group}/pending getPending',
+        'GET /v1/queues/{queue}/dlq listDeadLetters',
+        'POST /v1/queues/{queue}/dlq/redrive redriveDeadLetters',
+        'DELETE /v1/queues/{queue}/dlq purgeDeadLetters',
+        'POST /v1/sweep runSweep',
+        'GET /healthz getHealth',
+        'GET /metrics getMetrics',
+      ].sort(),
+    );
   });
 
   it('renders /docs as HTML from the document', async () => {

@@ -177,7 +177,18 @@ describe('deliveries', () => {
       consumers: [{ name: 'w1', pending: 2 }],
     });
     const range = await h.call('GET', '/v1/queues/orders/groups/workers/pending?start=-&end=%2B&count=1');
-    expect(range.json).toEqual({ entries: [{ id: ids[0], consumer: 'w1', idleMs: 700, deliveries: 1 }] });
+    expect(range.json).toEqual({
+      entries: [
+        {
+          id: ids[0],
+          consumer: 'w1',
+          idleMs: 700,
+          deliveries: 1,
+          state: 'leased',
+          eligibleAt: h.clock.now() - 700 + 30_000,
+        },
+      ],
+    });
     const filtered = await h.call('GET', '/v1/queues/orders/groups/workers/pending?consumer=nobody');
     expect(filtered.json).toEqual({ entries: [] });
     const idle = await h.call('GET', '/v1/queues/orders/groups/workers/pending?minIdleMs=701');

@@ -194,9 +194,31 @@ onEveryBackend('delivery', (make) => {
       ],
     });
     expect(await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 })).toEqual([
-      { id: ids[0], consumer: 'a', idleMs: 1500, deliveries: 1 },
-      { id: ids[1], consumer: 'a', idleMs: 1500, deliveries: 1 },
-      { id: ids[2], consumer: 'b', idleMs: 500, deliveries: 1 },
+      // Leased at t0 (a) and t0 + 1 s (b), for the default 30 s.
+      {
+        id: ids[0],
+        consumer: 'a',
+        idleMs: 1500,
+        deliveries: 1,
+        state: 'leased',
+        eligibleAt: clock.now() - 1500 + 30_000,
+      },
+      {
+        id: ids[1],
+        consumer: 'a',
+        idleMs: 1500,
+        deliveries: 1,
+        state: 'leased',
+        eligibleAt: clock.now() - 1500 + 30_000,
+      },
+      {
+        id: ids[2],
+        consumer: 'b',
+        idleMs: 500,
+        deliveries: 1,
+        state: 'leased',
+        eligibleAt: clock.now() - 500 + 30_000,
+      },
     ]);
     expect(
       (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10, minIdleMs: 1000 })).map(

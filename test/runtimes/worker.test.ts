@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
+import { checkContract } from '../contract/support/contract.ts';
 import { api, type Child, freePort, projectRoot, startChild } from './support/processes.ts';
 import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
 
@@ -81,7 +82,7 @@ beforeAll(async () => {
     [
       `UPSTASH_REDIS_REST_URL=${engine.url}`,
       `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
-      `API_TOKENS=admin:${token}`,
+      `API_TOKENS=admin:${token},produce:worker-produce,consume:worker-consume`,
     ],
     (res) => res.status === 200,
   );
@@ -147,6 +148,17 @@ describe('Workers entry under workerd', () => {
       await refused.child.kill();
     }
   }, 120_000);
+
+  it('answers generated requests as its OpenAPI document says (a shorter contract run)', async () => {
+    const report = await checkContract({
+      base,
+      tokens: { admin: token, produce: 'worker-produce', consume: 'worker-consume' },
+      runs: Number(process.env.CONTRACT_WORKER_RUNS ?? 300),
+      budgetMs: 10_000,
+    });
+    expect(report.statuses.get('200') ?? 0).toBeGreaterThan(20);
+    expect(report.statuses.get('400') ?? 0).toBeGreaterThan(10);
+  }, 180_000);
 
   it('dead-letters a poison message when the cron trigger fires', async () => {
     const id = await plantPoison(base, token, 'worker-poison');
