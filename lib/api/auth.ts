@@ -3,6 +3,7 @@
  * presented token, and the scope rule of every route. Entry points read the environment and pass
  * the spec string in; nothing here knows where it came from.
  */
+import { sha256 } from './sha256.ts';
 
 export const Scope = {
   admin: 'admin',
@@ -17,14 +18,11 @@ const scopes = new Set<string>(Object.values(Scope));
 /** The configured tokens, kept only as SHA-256 digests so lookups compare fixed-length values. */
 export interface TokenSet {
   readonly size: number;
-  /** The scopes the presented token grants; an empty set when it is unknown. */
-  scopesOf(token: string): Promise<ReadonlySet<Scope>>;
-}
-
-const encoder = new TextEncoder();
-
-async function digest(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  /**
+   * The scopes the presented token grants; an empty set when it is unknown. Synchronous: the
+   * digest is computed in plain code (lib/api/sha256.ts), not through the async webcrypto API.
+   */
+  scopesOf(token: string): ReadonlySet<Scope>;
 }
 
 /** Equal-length comparison whose time does not depend on where the inputs differ. */
@@ -76,6 +74,10 @@ export function parseTokenSpec(spec: string): { scope: Scope; token: string }[] 
 export async function createTokenSet(
   input: string | readonly { scope: Scope; token: string }[],
 ): Promise<TokenSet> {
+  return createTokenSetSync(input);
+}
+
+function createTokenSetSync(input: string | readonly { scope: Scope; token: string }[]): TokenSet {
   const pairs = typeof input === 'string' ? parseTokenSpec(input) : input;
   const byToken = new Map<string, Set<Scope>>();
   for (const { scope, token } of pairs) {
@@ -83,14 +85,12 @@ export async function createTokenSet(
     held.add(scope);
     byToken.set(token, held);
   }
-  const entries = await Promise.all(
-    [...byToken].map(async ([token, held]) => ({ hash: await digest(token), scopes: held })),
-  );
+  const entries = [...byToken].map(([token, held]) => ({ hash: sha256(token), scopes: held }));
   const none: ReadonlySet<Scope> = new Set();
   return {
     size: entries.length,
-    async scopesOf(token) {
-      const hash = await digest(token);
+    scopesOf(token) {
+      const hash = sha256(token);
       let found: ReadonlySet<Scope> = none;
       // Visit every entry, no early exit: the time taken says nothing about which one matched.
       for (const entry of entries) {
