@@ -37,7 +37,9 @@ export function createUpstashClient(options: UpstashClientOptions): RedisClient 
     token: options.token,
     automaticDeserialization: false,
     // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
-    retry: false,
+    // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
+    // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
+    retry: { retries: 0 },
     signal: () => current ?? never,
   });
 
