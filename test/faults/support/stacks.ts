@@ -177,8 +177,30 @@ async function tcpStack(): Promise<FaultStack> {
   });
 }
 
+/**
+ * The Upstash REST adapter → the REST front → proxy → redis-server: Redis failing behind the
+ * front, so the faults hit the front's own ioredis connections.
+ */
+async function behindFrontStack(): Promise<FaultStack> {
+  const prefix = uniquePrefix();
+  const target = new URL(REDIS_URL);
+  const proxy = await startFaultProxy({
+    target: { host: target.hostname, port: Number(target.port || 6379) },
+  });
+  const proxied = new URL(REDIS_URL);
+  proxied.hostname = proxy.host;
+  proxied.port = String(proxy.port);
+  const front = await startEngineServer({ port: 0, token: 'fault-front', redisUrl: proxied.toString() });
+  const redis = createUpstashClient({ url: front.url, token: front.token });
+  return assemble(redis, proxy, prefix, async () => {
+    await front.close();
+    await deleteKeys(prefix);
+  });
+}
+
 export const stackKinds: readonly StackKind[] = [
   { name: 'Upstash REST → REST front (in-memory engine)', skip: undefined, start: restStack(undefined) },
   { name: 'Upstash REST → REST front → Redis 7', skip: noRedis, start: restStack(REDIS_URL) },
   { name: 'ioredis TCP → Redis 7', skip: noRedis, start: tcpStack },
+  { name: 'Upstash REST → REST front → (faults) → Redis 7', skip: noRedis, start: behindFrontStack },
 ];
