@@ -16,7 +16,7 @@ export interface Fault {
 /** One-way delays: a round trip adds twice this. */
 const UNDER_MS = 25;
 const OVER_MS = REDIS_TIMEOUT_MS + 100;
-/** How long the restarting front is away. */
+/** How long a restart keeps the port closed. */
 export const RESTART_DOWN_MS = 600;
 
 const heal = (proxy: FaultProxy) => async () => proxy.heal();
@@ -55,7 +55,7 @@ export const faults: readonly Fault[] = [
     },
   },
   {
-    name: 'a front that refuses connections',
+    name: 'refused connections (open ones cut, new ones closed at once)',
     serves: false,
     start(proxy) {
       proxy.refuse(true);
@@ -64,7 +64,7 @@ export const faults: readonly Fault[] = [
     },
   },
   {
-    name: `a front that restarts (away ${RESTART_DOWN_MS} ms)`,
+    name: `a restart (closed, refused for ${RESTART_DOWN_MS} ms, then back on the same port)`,
     serves: false,
     start(proxy) {
       const back = proxy.restart(RESTART_DOWN_MS);
