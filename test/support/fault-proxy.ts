@@ -60,13 +60,12 @@ interface Held {
   data: Buffer | null;
 }
 
-/** One proxied connection: the client's socket, the server's, and what each way holds. */
+/** One proxied connection (a client socket and its server socket) and what each way holds. */
 interface Link {
-  client: Socket;
-  server: Socket;
   /** Bytes from the server left before the cut, when drop is on. */
   dropIn: number | undefined;
-  cut(): void;
+  /** Destroys both sockets; `lastBytes` still reach the client, then it gets EOF. */
+  cut(lastBytes?: Buffer): void;
   pump(): void;
   /** Makes everything held due now (healing drops the latency of chunks already waiting). */
   rush(): void;
@@ -104,16 +103,15 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     let dead = false;
 
     const link: Link = {
-      client,
-      server,
       dropIn: dropAfter,
-      cut() {
+      cut(lastBytes) {
         if (dead) return;
         dead = true;
         clearTimeout(timer);
         links.delete(link);
-        client.destroy();
         server.destroy();
+        if (lastBytes === undefined) client.destroy();
+        else client.end(lastBytes, () => client.destroy());
       },
       rush() {
         for (const held of [...toServer, ...toClient]) held.at = 0;
@@ -150,13 +148,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       }
       if (fromServer && link.dropIn !== undefined) {
         if (data.length >= link.dropIn) {
-          // The client gets the first bytes of the reply, then EOF; the server side is torn down.
-          const part = data.subarray(0, link.dropIn);
-          dead = true;
-          links.delete(link);
-          clearTimeout(timer);
-          server.destroy();
-          client.end(part, () => client.destroy());
+          link.cut(data.subarray(0, link.dropIn));
           return;
         }
         link.dropIn -= data.length;
@@ -198,6 +190,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   }
 
   const listener = createServer({ allowHalfOpen: true }, open);
+  let port = options.port ?? 0;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       listener.once('error', reject);
@@ -206,7 +199,6 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         resolve();
       });
     });
-  let port = options.port ?? 0;
   await listen();
   const address = listener.address();
   if (address === null || typeof address === 'string') throw new Error('fault proxy: no TCP address');

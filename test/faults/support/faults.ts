@@ -17,7 +17,7 @@ export interface Fault {
 const UNDER_MS = 25;
 const OVER_MS = REDIS_TIMEOUT_MS + 100;
 /** How long a restart keeps the port closed. */
-export const RESTART_DOWN_MS = 600;
+export const RESTART_DOWN_MS = 500;
 
 const heal = (proxy: FaultProxy) => async () => proxy.heal();
 
