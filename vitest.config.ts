@@ -5,12 +5,16 @@
  */
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Suites that run the queue, the REST front and the API on each backend (engine, Redis, REST). */
+/**
+ * Suites that run the queue, the REST front and the API on each backend (engine, Redis, REST), and
+ * the API with faults injected between it and Redis.
+ */
 const conformance = [
   'test/queue/**/*.test.ts',
   'test/rest-front/**/*.test.ts',
   'test/api/**/*.test.ts',
   'test/contract/**/*.test.ts',
+  'test/faults/**/*.test.ts',
 ];
 
 /**

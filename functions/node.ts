@@ -12,8 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
-import { DEFAULT_LIMITS } from '../lib/queue/rules.ts';
 import { createEngine, type Engine } from '../lib/engine/engine.ts';
+import { DEFAULT_LIMITS } from '../lib/queue/rules.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
@@ -107,7 +107,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         (address) => resolve({ server, address }),
       );
       keepConnectionsThroughEarlyAnswers(server as Server, {
-        maxDrainBytes: Math.max(64 * 1024 * 1024, 4 * (settings.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes)),
+        maxDrainBytes: Math.max(
+          64 * 1024 * 1024,
+          4 * (settings.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes),
+        ),
       });
       server.once('error', reject);
     },

@@ -28,7 +28,8 @@ export function keepConnectionsThroughEarlyAnswers(server: Server, options: Earl
     // stay open: it will not when the body announced is more than can be discarded.
     const writeHead = response.writeHead.bind(response);
     response.writeHead = ((...args: Parameters<ServerResponse['writeHead']>) => {
-      if (!request.readableEnded && announced > options.maxDrainBytes) response.setHeader('connection', 'close');
+      if (!request.readableEnded && announced > options.maxDrainBytes)
+        response.setHeader('connection', 'close');
       return writeHead(...args);
     }) as ServerResponse['writeHead'];
   });

@@ -15,8 +15,16 @@ import {
 } from '../../lib/redis/client.ts';
 
 /**
+ * Give it a connection that never writes a command twice: with ioredis' defaults a command whose
+ * connection closed before its answer is written again after the reconnect, and Redis may already
+ * have run it (test/faults/support/stacks.ts has the reasoning for each option).
  * @example
- * const redis = createIoredisClient(new Redis(process.env.REDIS_URL));
+ * const redis = createIoredisClient(
+ *   new Redis(process.env.REDIS_URL, {
+ *     maxRetriesPerRequest: 0,
+ *     autoResendUnfulfilledCommands: false,
+ *   }),
+ * );
  */
 export function createIoredisClient(connection: Redis): RedisClient {
   async function guard(run: () => Promise<unknown>): Promise<RedisValue> {

@@ -132,7 +132,15 @@ export function createRedisForwardBackend(url: string): RedisForwardBackend {
 }
 
 function connect(url: string, connectionName: string): Redis {
-  const connection = new Redis(url, { maxRetriesPerRequest: 1, connectionName });
+  const connection = new Redis(url, {
+    // A command written on a connection that closes before its answer is rejected right then and
+    // never written again after the reconnect: Redis may have run it (the answer is what got
+    // lost), and ioredis' default resend would run it twice. Without maxRetriesPerRequest 0 such
+    // a command is kept over the first reconnect and then dropped unsettled: a request that hangs.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectionName,
+  });
   // Connection errors surface on the pending commands (as 500s); without a listener ioredis would
   // also print every reconnect attempt as an unhandled error.
   connection.on('error', () => {});

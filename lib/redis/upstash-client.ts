@@ -35,7 +35,9 @@ export function createUpstashClient(options: UpstashClientOptions): RedisClient 
     token: options.token,
     automaticDeserialization: false,
     // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
-    retry: false,
+    // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
+    // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
+    retry: { retries: 0 },
     // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
     // made it, so one signal cannot serve every call.
     signal: () => current ?? new AbortController().signal,
@@ -71,6 +73,9 @@ function translate(error: unknown, signal: AbortSignal | undefined): Error {
   if (error instanceof Error && error.name === 'UpstashError') {
     const text = error.message.replace(/, command was: [\s\S]*$/, '');
     if (isAuthFailure(text)) return new RedisAuthError(text, { cause: error });
+    // The engine's REST front (and its forwarding to a real Redis) answers a backend it could not
+    // reach this way: the endpoint failed, Redis gave no reply.
+    if (/^ERR backend failure\b/.test(text)) return new RedisUnavailableError(text, { cause: error });
     return new RedisReplyError(text, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
