@@ -6,7 +6,6 @@
  * URL, a dev token and a curl example. Importing this module starts nothing; tests and the
  * benchmark call `startApiServer`.
  */
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -18,8 +17,8 @@ import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { keepConnectionsThroughEarlyAnswers } from './support/early-answers.ts';
 import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
+import { readBodyFirst } from './support/read-body-first.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../.data/engine.log', import.meta.url));
@@ -96,22 +95,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolve, reject) => {
+      const limitBytes = settings.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes;
       const server = serve(
         {
-          fetch: service.app.fetch,
+          fetch: readBodyFirst((request, env) => service.app.fetch(request, env), {
+            limitBytes,
+            maxDrainBytes: Math.max(64 * 1024 * 1024, 4 * limitBytes),
+          }),
           port: options.port ?? DEFAULT_PORT,
           hostname: options.hostname ?? '127.0.0.1',
-          // keepConnectionsThroughEarlyAnswers drains bodies instead (this one gives up after 500 ms).
+          // readBodyFirst reads every body to its end; the adapter's own cleanup would close a
+          // connection whose body the app did not read within 500 ms.
           autoCleanupIncoming: false,
         },
         (address) => resolve({ server, address }),
       );
-      keepConnectionsThroughEarlyAnswers(server as Server, {
-        maxDrainBytes: Math.max(
-          64 * 1024 * 1024,
-          4 * (settings.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes),
-        ),
-      });
       server.once('error', reject);
     },
   );

@@ -5,7 +5,6 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
 import { type Clock, systemClock } from '../clock.ts';
@@ -20,6 +19,7 @@ import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
+import { requestBody } from './request-body.ts';
 import { withinBudget } from './request-budget.ts';
 import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
@@ -115,6 +115,12 @@ function allowedMethods(matchers: readonly RouteMatcher[], path: string): string
   const methods = new Set(matchers.filter((m) => m.pattern.test(path)).map((m) => m.method));
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
+}
+
+/** Whether a request carries a body: its Content-Length says so, or it is chunked. */
+function hasBody(c: Context<ApiEnv>): boolean {
+  const length = c.req.header('content-length');
+  return (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
 }
 
 /** Turns anything thrown into a code, a message and details; unknown errors become INTERNAL. */
@@ -274,39 +280,25 @@ export function createApp(options: AppOptions): ApiApp {
     if (token === undefined) {
       throw new ApiError(ApiErrorCode.unauthorized, 'Send Authorization: Bearer <token>');
     }
-    const scopes = await options.tokens.scopesOf(token);
+    const scopes = options.tokens.scopesOf(token);
     if (scopes.size === 0) throw new ApiError(ApiErrorCode.unauthorized, 'Unknown token');
     c.set('scopes', scopes);
     await next();
   };
   app.use('/v1/*', authenticate);
   app.use('/metrics', authenticate);
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: limits.maxRequestBytes,
-      onError: () => {
-        throw new ApiError(
-          ApiErrorCode.payloadTooLarge,
-          `Request body over ${limits.maxRequestBytes} bytes`,
-          {
-            limit: limits.maxRequestBytes,
-          },
-        );
-      },
-    }),
-  );
+  app.use('/v1/*', requestBody(limits.maxRequestBytes));
   // Bodies are application/json and nothing else (the document says so); the route's own
   // validators would also take application/*+json.
   app.use('/v1/*', async (c, next) => {
     const type = c.req.header('content-type');
     const bodied = c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH';
-    if (bodied && type !== undefined && !jsonMediaType.test(type)) {
+    if (bodied && !jsonMediaType.test(type ?? (hasBody(c) ? '' : 'application/json'))) {
       throw new ApiError(
         ApiErrorCode.unsupportedMediaType,
         'Send the body as Content-Type: application/json',
         {
-          contentType: type.slice(0, 100),
+          contentType: (type ?? '').slice(0, 100),
         },
       );
     }

@@ -24,7 +24,8 @@ export async function withinBudget(
   work: (budget: RequestBudget) => Promise<void>,
 ): Promise<void> {
   const expiry = new AbortController();
-  const signal = clientSignal === undefined ? expiry.signal : AbortSignal.any([clientSignal, expiry.signal]);
+  // Made on first use: only a long poll asks for it, and AbortSignal.any is not free.
+  let signal: AbortSignal | undefined;
   let total = budgetMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reject: (error: Error) => void = () => {};
@@ -49,7 +50,10 @@ export async function withinBudget(
   };
   arm();
   const running = work({
-    signal,
+    get signal() {
+      signal ??= clientSignal === undefined ? expiry.signal : AbortSignal.any([clientSignal, expiry.signal]);
+      return signal;
+    },
     extend(ms) {
       total += ms;
       arm();
