@@ -1,234 +1,519 @@
 /**
- * Benchmark section "api": requests/s and p50/p99 latency of produce, consume and ack against the
- * Node server (`npm start`'s `startApiServer`), driven by autocannon, twice: on the in-process
- * local engine (Redis calls counted at the Redis seam), and through the Upstash REST client to the
- * engine's REST front (Redis round trips counted as HTTP requests arriving at the front).
+ * Benchmark section "api": every route's requests/s against a do-nothing queue on the same
+ * framework (bench/api/reference-queue.ts), each server in a process of its own, driven by
+ * autocannon from this one, in interleaved rounds so both see the same machine; each server's
+ * CPU time per request beside it (the figure noise moves least). Twice: the API on the in-process
+ * engine, and through the real @upstash/redis client to the engine's REST front. Then consume's
+ * cost against what the consumer already holds, an end-to-end flow (apps producing 1 message per
+ * request, workers consuming and acking 10), latency at a fixed 1,000 requests/s, and the CPU time
+ * per request of the Worker under workerd.
  */
-import { createServer, request as httpRequest } from 'node:http';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import { startEngineServer } from '../functions/engine-server.ts';
-import { startApiServer } from '../functions/node.ts';
-import { systemClock } from '../lib/clock.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
-import type { RedisClient } from '../lib/redis/client.ts';
+import { createQueueService } from '../lib/queue/service.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
-import { createUpstashClient } from '../lib/redis/upstash-client.ts';
+import { BENCH_TOKEN, cpuMsOf, type ServerProcess, startServer } from './api/servers.ts';
 
 interface AutocannonResult {
-  requests: { average: number; total: number };
+  requests: { total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
   duration: number;
 }
 interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+interface RequestSpec {
   method: string;
   path: string;
-  headers: Record<string, string>;
-  body?: string;
+  setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
+  onResponse?: (status: number, body: string) => void;
 }
 type Autocannon = (options: {
   url: string;
   connections: number;
-  amount: number;
-  requests: {
-    method: string;
-    path: string;
-    setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
-    onResponse?: (status: number, body: string) => void;
-  }[];
+  duration?: number;
+  amount?: number;
+  overallRate?: number;
+  requests: RequestSpec[];
   headers: Record<string, string>;
 }) => Promise<AutocannonResult>;
 
 // autocannon ships no types; this is the one call shape used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 2000);
+const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 16);
-const TOKEN = 'bench-admin';
+const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
+const queuePath = '/v1/queues/bench';
 
-function counting(inner: RedisClient): RedisClient & { take(): number } {
-  let calls = 0;
-  return {
-    evalsha: (sha, keys, args) => {
-      calls++;
-      return inner.evalsha(sha, keys, args);
-    },
-    eval: (source, keys, args) => {
-      calls++;
-      return inner.eval(source, keys, args);
-    },
-    take() {
-      const n = calls;
-      calls = 0;
-      return n;
-    },
-  };
+async function post(base: string, path: string, body: unknown, method = 'POST'): Promise<unknown> {
+  const res = await fetch(`${base}${path}`, { method, headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
 }
 
-/** Whole-run rate: autocannon's per-second average is coarse for runs of a few seconds. */
-function perSecond(result: AutocannonResult): number {
-  return Math.round(result.requests.total / Math.max(result.duration, 0.001));
+/** Keeps at least `min` messages waiting (100 per produce call, not timed). */
+async function topUp(base: string, waiting: { n: number }, min: number): Promise<void> {
+  const batch = { messages: Array.from({ length: 100 }, (_, i) => ({ body: { order: i } })) };
+  const calls: Promise<unknown>[] = [];
+  while (waiting.n < min) {
+    calls.push(post(base, `${queuePath}/messages`, batch));
+    waiting.n += 100;
+    if (calls.length === 16) await Promise.all(calls.splice(0));
+  }
+  await Promise.all(calls);
 }
 
-interface Row {
-  backing: string;
+interface Target {
   name: string;
-  result: AutocannonResult;
-  roundTrips: number;
+  server: ServerProcess;
+  /** Messages waiting for the consume row, as this side counts them. */
+  waiting: { n: number };
+  /** Ids consume delivered, for the ack row. */
+  ids: string[];
 }
 
-/** Round trips since the last call. */
-type Counter = () => number;
+interface Workload {
+  name: string;
+  prepare?(target: Target): Promise<void>;
+  request(target: Target): RequestSpec;
+}
 
-/**
- * A pass-through HTTP proxy in front of the engine's REST front that counts requests: each one
- * is a Redis round trip as Upstash would bill and see it.
- */
-async function startCountingProxy(
-  target: string,
-): Promise<{ url: string; take: Counter; close(): Promise<void> }> {
-  const upstream = new URL(target);
-  let requests = 0;
-  const server = createServer((req, res) => {
-    requests++;
-    const forward = httpRequest(
-      {
-        hostname: upstream.hostname,
-        port: upstream.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-      },
-      (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    take: () => {
-      const n = requests;
-      requests = 0;
-      return n;
+const one = JSON.stringify({ messages: [{ body: { order: 42, items: ['a', 'b'] } }] });
+const hundred = JSON.stringify({
+  messages: Array.from({ length: 100 }, (_, i) => ({ body: { order: i, items: ['a', 'b'] } })),
+});
+
+const workloads: Workload[] = [
+  {
+    name: 'produce, 1 message',
+    request: () => ({
+      method: 'POST',
+      path: `${queuePath}/messages`,
+      setupRequest: (r) => ({ ...r, body: one }),
+    }),
+  },
+  {
+    name: 'produce, 100 messages',
+    request: () => ({
+      method: 'POST',
+      path: `${queuePath}/messages`,
+      setupRequest: (r) => ({ ...r, body: hundred }),
+    }),
+  },
+  {
+    name: 'consume, count 10 (a new consumer each request)',
+    prepare: (target) => topUp(target.server.url, target.waiting, 200_000),
+    request: (target) => {
+      let n = 0;
+      return {
+        method: 'POST',
+        path: `${queuePath}/groups/g/consume`,
+        setupRequest: (r) => ({ ...r, body: JSON.stringify({ consumer: `c${n++}`, count: 10 }) }),
+        onResponse: (_status, body) => {
+          const { messages } = JSON.parse(body) as { messages: { id: string }[] };
+          target.waiting.n -= messages.length;
+          for (const message of messages) target.ids.push(message.id);
+        },
+      };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  },
+  {
+    name: 'ack, 10 ids',
+    request: (target) => {
+      let next = 0;
+      return {
+        method: 'POST',
+        path: `${queuePath}/groups/g/ack`,
+        setupRequest: (r) => {
+          const ids = Array.from({ length: 10 }, () => target.ids[next++ % target.ids.length] as string);
+          return { ...r, body: JSON.stringify({ ids }) };
+        },
+      };
+    },
+  },
+  { name: '/healthz', request: () => ({ method: 'GET', path: '/healthz' }) },
+];
+
+interface Measured {
+  requests: number;
+  seconds: number;
+  cpuMs: number;
 }
 
-/** produce → consume → ack through the Node server on `redis`, one autocannon run per call. */
-async function measureCalls(backing: string, redis: RedisClient, take: Counter): Promise<Row[]> {
-  const server = await startApiServer({
-    port: 0,
-    env: { API_TOKENS: `admin:${TOKEN}` },
-    redis,
-    sweepIntervalMs: 0,
+async function measure(target: Target, spec: RequestSpec, seconds: number): Promise<Measured> {
+  const cpuBefore = await target.server.cpuMs();
+  const result = await autocannon({
+    url: target.server.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers,
+    requests: [spec],
   });
-  const { queue } = server.service;
-  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-  const base = '/v1/queues/bench';
-  const rows: Row[] = [];
-  try {
-    await queue.createGroup('bench', 'g', '0');
-    // Warm the script cache so every figure is the steady state (EVALSHA, no NOSCRIPT retry).
-    await queue.produce('warm', [{ body: 0 }]);
-    await queue.createGroup('warm', 'g', '0');
-    const [warm] = await queue.consume('warm', 'g', 'c', 1);
-    if (warm !== undefined) await queue.ack('warm', 'g', [warm.id]);
+  const cpuMs = (await target.server.cpuMs()) - cpuBefore;
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${target.name} ${spec.path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { requests: result.requests.total, seconds: result.duration, cpuMs };
+}
 
-    async function measure(
-      name: string,
-      request: Parameters<Autocannon>[0]['requests'][number],
-    ): Promise<void> {
-      take();
-      const result = await autocannon({
-        url: server.url,
-        connections: CONNECTIONS,
-        amount: REQUESTS,
-        headers,
-        requests: [request],
-      });
-      const calls = take();
-      if (result.non2xx > 0 || result.errors > 0) {
-        throw new Error(`${backing} ${name}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+interface RowResult {
+  name: string;
+  api: Measured;
+  reference: Measured;
+}
+
+const rate = (m: Measured) => m.requests / m.seconds;
+const cpuPerRequestUs = (m: Measured) => (1000 * m.cpuMs) / m.requests;
+
+/** Each workload in ROUNDS interleaved rounds per side, SECONDS per side in all. */
+async function compare(api: Target, reference: Target): Promise<RowResult[]> {
+  const rows: RowResult[] = [];
+  for (const workload of workloads) {
+    const sums = new Map<Target, Measured>([
+      [api, { requests: 0, seconds: 0, cpuMs: 0 }],
+      [reference, { requests: 0, seconds: 0, cpuMs: 0 }],
+    ]);
+    const specs = new Map([api, reference].map((t) => [t, workload.request(t)] as const));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of round % 2 === 0 ? [api, reference] : [reference, api]) {
+        await workload.prepare?.(target);
+        const m = await measure(target, specs.get(target) as RequestSpec, SECONDS / ROUNDS);
+        const sum = sums.get(target) as Measured;
+        sum.requests += m.requests;
+        sum.seconds += m.seconds;
+        sum.cpuMs += m.cpuMs;
       }
-      rows.push({ backing, name, result, roundTrips: calls / result.requests.total });
-      console.log(`  ${backing}, ${name}: ${perSecond(result)} req/s, p99 ${result.latency.p99} ms`);
     }
-
-    await measure('produce (1 message)', {
-      method: 'POST',
-      path: `${base}/messages`,
-      setupRequest: (req) => ({
-        ...req,
-        body: JSON.stringify({ messages: [{ body: { n: 1, at: Date.now() } }] }),
-      }),
-    });
-    // The ids consume delivers are what the ack phase acknowledges, one per request.
-    const ids: string[] = [];
-    await measure('consume (count 1)', {
-      method: 'POST',
-      path: `${base}/groups/g/consume`,
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ consumer: 'bench', count: 1 }) }),
-      onResponse: (_status, body) => {
-        for (const message of (JSON.parse(body) as { messages: { id: string }[] }).messages)
-          ids.push(message.id);
-      },
-    });
-    let next = 0;
-    await measure('ack (1 id)', {
-      method: 'POST',
-      path: `${base}/groups/g/ack`,
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ ids: [ids[next++ % ids.length]] }) }),
-    });
-  } finally {
-    await server.close();
+    const row = {
+      name: workload.name,
+      api: sums.get(api) as Measured,
+      reference: sums.get(reference) as Measured,
+    };
+    console.log(
+      `  ${api.name} ${row.name}: ${rate(row.api).toFixed(0)} req/s vs ${rate(row.reference).toFixed(0)} (${(rate(row.api) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.api).toFixed(0)} vs ${cpuPerRequestUs(row.reference).toFixed(0)} µs CPU`,
+    );
+    rows.push(row);
   }
   return rows;
 }
 
-export async function run(): Promise<string> {
-  const local = counting(createEngineClient(createEngine()));
-  const rows = await measureCalls('in-process engine', local, local.take);
+async function target(name: string, server: ServerProcess, isApi: boolean): Promise<Target> {
+  if (isApi) await post(server.url, `${queuePath}/groups/g`, { start: '0' }, 'PUT');
+  return { name, server, waiting: { n: 0 }, ids: [] };
+}
 
-  const front = await startEngineServer({ port: 0, token: 'bench-engine' });
-  const proxy = await startCountingProxy(front.url);
-  try {
-    const rest = createUpstashClient({ url: proxy.url, token: front.token });
-    rows.push(...(await measureCalls('Upstash REST → engine REST front', rest, proxy.take)));
-  } finally {
-    await proxy.close();
-    await front.close();
+function table(rows: RowResult[]): string[] {
+  return [
+    '| route | this API req/s | do-nothing queue req/s | ratio | ≥ 0.5x | API CPU µs/request | do-nothing CPU µs/request |',
+    '|---|---:|---:|---:|---|---:|---:|',
+    ...rows.map((row) => {
+      const ratio = rate(row.api) / rate(row.reference);
+      return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= 0.5 ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} |`;
+    }),
+  ];
+}
+
+/** consume (count 10) on the library with the consumer holding 1 vs 999 messages, CPU per call. */
+async function consumeFlatness(): Promise<{ held: number; us: number }[]> {
+  const clock = createManualClock();
+  const queue = createQueueService({ redis: createEngineClient(createEngine({ clock })), clock });
+  await queue.configure('flat', { visibilityTimeoutMs: 3_600_000 });
+  await queue.createGroup('flat', 'g', '0');
+  for (let i = 0; i < 40; i++) {
+    await queue.produce(
+      'flat',
+      Array.from({ length: 1000 }, (_, n) => ({ body: n })),
+    );
   }
+  // 'small' holds 1 message, 'large' 999; each timed consume takes 10 more, acked untimed.
+  await queue.consume('flat', 'g', 'small', 1);
+  for (let i = 0; i < 999; i += 333) await queue.consume('flat', 'g', 'large', 333);
+  const per = new Map<string, number[]>([
+    ['small', []],
+    ['large', []],
+  ]);
+  for (let round = 0; round < 6; round++) {
+    for (const consumer of round % 2 === 0 ? ['small', 'large'] : ['large', 'small']) {
+      const calls = 300;
+      let cpu = 0;
+      for (let i = 0; i < calls; i++) {
+        const before = process.cpuUsage();
+        const got = await queue.consume('flat', 'g', consumer, 10);
+        const spent = process.cpuUsage(before);
+        cpu += spent.user + spent.system;
+        await queue.ack(
+          'flat',
+          'g',
+          got.map((m) => m.id),
+        );
+      }
+      per.get(consumer)?.push(cpu / calls);
+    }
+  }
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+  return [
+    { held: 1, us: median(per.get('small') ?? []) },
+    { held: 999, us: median(per.get('large') ?? []) },
+  ];
+}
 
-  const table = rows.map(
-    ({ backing, name, result, roundTrips }) =>
-      `| ${backing} | ${name} | ${result.requests.total} | ${perSecond(result)} | ${result.latency.p50} | ${result.latency.p99} | ${roundTrips.toFixed(2)} |`,
+/** Apps producing 1 message per request while workers consume 10 and ack 10 per request. */
+async function flow(base: string, seconds: number): Promise<number> {
+  const deadline = Date.now() + seconds * 1000;
+  let acked = 0;
+  const worker = async (name: string) => {
+    while (Date.now() < deadline) {
+      const { messages } = (await post(base, `${queuePath}/groups/g/consume`, {
+        consumer: name,
+        count: 10,
+      })) as {
+        messages: { id: string }[];
+      };
+      if (messages.length === 0) continue;
+      const result = (await post(base, `${queuePath}/groups/g/ack`, { ids: messages.map((m) => m.id) })) as {
+        acked: number;
+      };
+      acked += result.acked;
+    }
+  };
+  const producers = autocannon({
+    url: base,
+    connections: 12,
+    duration: seconds,
+    headers,
+    requests: [{ method: 'POST', path: `${queuePath}/messages`, setupRequest: (r) => ({ ...r, body: one }) }],
+  });
+  await Promise.all([producers, ...Array.from({ length: 4 }, (_, i) => worker(`w${i}`))]);
+  return acked / seconds;
+}
+
+/** Latency of a mix of produce, consume and ack at a fixed overall rate. */
+async function fixedRate(base: string, perSecond: number, seconds: number): Promise<AutocannonResult> {
+  let n = 0;
+  const ids: string[] = [];
+  return autocannon({
+    url: base,
+    connections: 16,
+    duration: seconds,
+    overallRate: perSecond,
+    headers,
+    requests: [
+      { method: 'POST', path: `${queuePath}/messages`, setupRequest: (r) => ({ ...r, body: one }) },
+      {
+        method: 'POST',
+        path: `${queuePath}/groups/g/consume`,
+        setupRequest: (r) => ({ ...r, body: JSON.stringify({ consumer: `f${n++ % 8}`, count: 10 }) }),
+        onResponse: (_s, body) => {
+          for (const m of (JSON.parse(body) as { messages: { id: string }[] }).messages) ids.push(m.id);
+        },
+      },
+      {
+        method: 'POST',
+        path: `${queuePath}/groups/g/ack`,
+        setupRequest: (r) => ({
+          ...r,
+          body: JSON.stringify({ ids: ids.splice(0, 10).concat(ids.length === 0 ? ['1-0'] : []) }),
+        }),
+      },
+    ],
+  });
+}
+
+/** The workerd process under a `wrangler dev` process tree. */
+async function findWorkerd(root: number): Promise<number | undefined> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    try {
+      if ((await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'workerd') return pid;
+    } catch {
+      // Gone meanwhile.
+    }
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return undefined;
+}
+
+/** CPU µs per request of the Worker under workerd (wrangler dev) for produce, consume and ack. */
+async function workerdCpu(front: ServerProcess): Promise<{ name: string; us: number }[]> {
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  const dir = await mkdtemp(join(tmpdir(), 'bench-workerd-'));
+  const envFile = join(dir, 'worker.env');
+  await writeFile(
+    envFile,
+    [
+      `UPSTASH_REDIS_REST_URL=${front.url}`,
+      'UPSTASH_REDIS_REST_TOKEN=bench-engine',
+      `API_TOKENS=admin:${BENCH_TOKEN}`,
+    ].join('\n'),
   );
+  const port = 18000 + Math.floor(Math.random() * 2000);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules/wrangler/bin/wrangler.js'),
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(port + 1),
+      '--env-file',
+      envFile,
+      '--persist-to',
+      join(dir, 'state'),
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 240; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).status === 200) break;
+      } catch {
+        // Not yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const workerd = await findWorkerd(child.pid as number);
+    if (workerd === undefined) throw new Error('no workerd process under wrangler dev');
+    await post(base, `${queuePath}/groups/g`, { start: '0' }, 'PUT');
+    const target: Target = {
+      name: 'workerd',
+      server: { url: base, pid: workerd, cpuMs: () => cpuMsOf(workerd), stop: async () => {} },
+      waiting: { n: 0 },
+      ids: [],
+    };
+    await topUp(base, target.waiting, 20_000);
+    const rows: { name: string; us: number }[] = [];
+    for (const workload of [workloads[0], workloads[2], workloads[3]] as Workload[]) {
+      const spec = workload.request(target);
+      // Warm-up, then the measured run.
+      await autocannon({ url: base, connections: 4, amount: 200, headers, requests: [spec] });
+      const cpuBefore = await cpuMsOf(workerd);
+      const result = await autocannon({ url: base, connections: 8, amount: 2000, headers, requests: [spec] });
+      rows.push({
+        name: workload.name,
+        us: (1000 * ((await cpuMsOf(workerd)) - cpuBefore)) / result.requests.total,
+      });
+      console.log(`  workerd ${workload.name}: ${rows.at(-1)?.us.toFixed(0)} µs CPU per request`);
+    }
+    return rows;
+  } finally {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<string> {
+  const reference = await target('do-nothing', await startServer('reference'), false);
+  const engineApi = await target('engine', await startServer('api'), true);
+  const local = await compare(engineApi, reference);
+
+  const front = await startServer('front');
+  const restApi = await target('rest', await startServer('api', front.url, 'bench-engine'), true);
+  const restReference = await target('do-nothing', await startServer('reference'), false);
+  const rest = await compare(restApi, restReference);
+  await restApi.server.stop();
+  await restReference.server.stop();
+
+  const flat = await consumeFlatness();
+  const flatRatio = (flat[1]?.us ?? 0) / (flat[0]?.us ?? 1);
+
+  const flowApi = await target('flow', await startServer('api'), true);
+  const flowReference = await target('flow-ref', await startServer('reference'), false);
+  const apiFlow = await flow(flowApi.server.url, 10);
+  const referenceFlow = await flow(flowReference.server.url, 10);
+  const latency = await fixedRate(flowApi.server.url, 1000, 10);
+  for (const t of [flowApi, flowReference, engineApi, reference]) await t.server.stop();
+
+  const workerd = await workerdCpu(front);
+  await front.stop();
+
   return [
     '## api',
     '',
-    `Command: \`npm run bench -- api\` (BENCH_API_REQUESTS=${REQUESTS} per row, BENCH_API_CONNECTIONS=${CONNECTIONS}).`,
-    'The Node server of `npm start`, driven by autocannon over HTTP/1.1 keep-alive on this machine;',
-    'one message or id per request, so the figures are per-call cost, not batch throughput. Rows',
-    '"in-process engine" count Redis calls at the seam; rows "Upstash REST → engine REST front" run',
-    'the real `@upstash/redis` client against `npm run engine` and count the HTTP requests that',
-    'arrive at the front (each one a Redis round trip, as Upstash would bill it).',
+    `Command: \`npm run bench -- api\` (BENCH_API_SECONDS=${SECONDS} per route and server, in BENCH_API_ROUNDS=${ROUNDS} interleaved rounds; BENCH_API_CONNECTIONS=${CONNECTIONS}).`,
+    'Each server runs in a process of its own (bench/api/serve.ts); autocannon drives it over HTTP/1.1',
+    'keep-alive from the benchmark process. The do-nothing queue (bench/api/reference-queue.ts) has the',
+    'same routes and JSON shapes on bare hono + @hono/node-server with an in-memory array: no auth, no',
+    "validation, no Redis. CPU µs per request is the server process's own CPU time (/proc) over the",
+    "requests it answered: the figure the machine's other load moves least. Target: every route at",
+    '≥ 0.5x the do-nothing queue.',
     '',
-    '| Redis | API call | requests | requests/s | p50 ms | p99 ms | Redis round trips per call |',
-    '|---|---|---|---|---|---|---|',
-    ...table,
+    '### npm start on the in-process engine',
     '',
-    `Measured at ${new Date(systemClock.now()).toISOString()}.`,
+    ...table(local),
+    '',
+    "### npm start through @upstash/redis to the engine's REST front (a third process)",
+    '',
+    ...table(rest),
+    '',
+    '### consume against what the consumer holds',
+    '',
+    'The library on the in-process engine: CPU µs per consume (count 10) for a consumer already',
+    "holding 1 and 999 messages (each call's 10 acked untimed), median of 3 interleaved rounds of 300.",
+    '',
+    '| held | CPU µs per consume |',
+    '|---:|---:|',
+    ...flat.map((f) => `| ${f.held} | ${f.us.toFixed(1)} |`),
+    '',
+    `999 held / 1 held: ${flatRatio.toFixed(2)}x (target ≤ 1.2x: ${flatRatio <= 1.2 ? 'met' : 'NOT met'}).`,
+    '',
+    '### end to end, and latency at a fixed rate',
+    '',
+    'Apps producing 1 message per request (autocannon, 12 connections) while 4 workers consume 10 and',
+    'ack 10 per request, 10 s, one queue; messages acked per second. Then a mix of produce, consume and',
+    'ack at a fixed 1,000 requests/s for 10 s (autocannon overallRate).',
+    '',
+    '| | this API | do-nothing queue |',
+    '|---|---:|---:|',
+    `| msgs/s acked | ${apiFlow.toFixed(0)} | ${referenceFlow.toFixed(0)} |`,
+    '',
+    `Target ≥ 5,000 msgs/s: ${apiFlow >= 5000 ? 'met' : 'NOT met'}. At 1,000 req/s: p50 ${latency.latency.p50} ms, p99 ${latency.latency.p99} ms (target p99 ≤ 10 ms: ${latency.latency.p99 <= 10 ? 'met' : 'NOT met'}; ${latency.non2xx} non-2xx).`,
+    '',
+    '### CPU per request in workerd',
+    '',
+    "The Worker under `wrangler dev` against the engine's REST front: the workerd process's CPU time",
+    'over 2,000 requests (8 connections) after 200 of warm-up.',
+    '',
+    '| route | CPU µs per request |',
+    '|---|---:|',
+    ...workerd.map((w) => `| ${w.name} | ${w.us.toFixed(0)} |`),
   ].join('\n');
 }

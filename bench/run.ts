@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: runs every benchmark section in one process, one after another on the same
  * machine, and rewrites BENCHMARKS.md with their figures. `npm run bench -- engine` runs only the
- * sections whose name contains "engine" (and leaves the file alone).
+ * sections whose name contains "engine" and replaces just those sections in BENCHMARKS.md (each
+ * then says when it was measured), leaving the others as they were.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 
 /** A benchmark section: runs, then returns its Markdown (heading, command, table, verdict). */
 export type BenchSection = () => Promise<string>;
@@ -25,7 +26,26 @@ for (const [name, load] of chosen) {
   parts.push(markdown);
 }
 
-if (filter === undefined) {
+/** BENCHMARKS.md with the `## name` sections given replaced (or appended), the rest kept. */
+async function replaceSections(replacements: Map<string, string>): Promise<void> {
+  const text = await readFile('BENCHMARKS.md', 'utf8').catch(() => '# Benchmarks\n');
+  const chunks = text.split(/\n(?=## )/);
+  const seen = new Set<string>();
+  const out = chunks.map((chunk) => {
+    const name = /^## (\S+)/.exec(chunk)?.[1];
+    if (name === undefined || !replacements.has(name)) return chunk.trimEnd();
+    seen.add(name);
+    return replacements.get(name) as string;
+  });
+  for (const [name, markdown] of replacements) if (!seen.has(name)) out.push(markdown);
+  await writeFile('BENCHMARKS.md', `${out.join('\n\n')}\n`);
+}
+
+if (filter !== undefined) {
+  const stamp = `Measured on its own (\`npm run bench -- ${filter}\`) on ${new Date().toISOString()}.`;
+  await replaceSections(new Map(chosen.map(([name], i) => [name, `${parts[i]?.trimEnd()}\n\n${stamp}`])));
+  console.log(`replaced ${chosen.map(([name]) => name).join(', ')} in BENCHMARKS.md`);
+} else {
   const header = [
     '# Benchmarks',
     '',

@@ -1,0 +1,43 @@
+/**
+ * The do-nothing queue the API benchmark compares with: the same routes and JSON shapes on bare
+ * hono and @hono/node-server, messages kept in an array, no auth, no validation, no Redis. What a
+ * route costs here is what the framework and the HTTP stack cost; the API's ratio to it is what
+ * the queue's own layers cost on top.
+ */
+import { Hono } from 'hono';
+
+interface Stored {
+  id: string;
+  body: unknown;
+  attributes: Record<string, string>;
+  enqueuedAt: number;
+}
+
+export function createReferenceQueue(): Hono {
+  const app = new Hono();
+  const waiting: Stored[] = [];
+  let seq = 0;
+  app.post('/v1/queues/:queue/messages', async (c) => {
+    const { messages } = await c.req.json<{
+      messages: { body: unknown; attributes?: Record<string, string> }[];
+    }>();
+    const now = Date.now();
+    const ids = messages.map((m) => {
+      const id = `${now}-${seq++}`;
+      waiting.push({ id, body: m.body, attributes: m.attributes ?? {}, enqueuedAt: now });
+      return id;
+    });
+    return c.json({ ids }, 201);
+  });
+  app.post('/v1/queues/:queue/groups/:group/consume', async (c) => {
+    const { count = 10 } = await c.req.json<{ consumer: string; count?: number }>();
+    const messages = waiting.splice(0, count).map((m) => ({ ...m, deliveries: 1 }));
+    return c.json({ messages }, 200);
+  });
+  app.post('/v1/queues/:queue/groups/:group/ack', async (c) => {
+    const { ids } = await c.req.json<{ ids: string[] }>();
+    return c.json({ acked: ids.length }, 200);
+  });
+  app.get('/healthz', (c) => c.json({ status: 'ok', redis: 'up' }, 200));
+  return app;
+}

@@ -1,0 +1,36 @@
+/**
+ * A server for the API benchmark, in a process of its own so that it does not share a core or an
+ * event loop with the load generator: `api` (npm start's server on the in-process engine, or on
+ * the Upstash REST endpoint given as the next two arguments), `reference` (the do-nothing queue)
+ * or `front` (the engine's REST front). Prints one JSON line, {"url","pid"}, once it listens.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { startEngineServer } from '../../functions/engine-server.ts';
+import { startApiServer } from '../../functions/node.ts';
+import { createReferenceQueue } from './reference-queue.ts';
+import { BENCH_TOKEN } from './servers.ts';
+
+const [kind, url, token] = process.argv.slice(2);
+let listening: string;
+if (kind === 'api') {
+  const env: Record<string, string> = { API_TOKENS: `admin:${BENCH_TOKEN}`, ENGINE_DATA_FILE: '' };
+  if (url !== undefined && token !== undefined) {
+    env.UPSTASH_REDIS_REST_URL = url;
+    env.UPSTASH_REDIS_REST_TOKEN = token;
+  }
+  listening = (await startApiServer({ port: 0, env, sweepIntervalMs: 0 })).url;
+} else if (kind === 'reference') {
+  listening = await new Promise<string>((resolve) => {
+    const server = serve(
+      { fetch: createReferenceQueue().fetch, port: 0, hostname: '127.0.0.1' },
+      (address: AddressInfo) => resolve(`http://127.0.0.1:${address.port}`),
+    );
+    void server;
+  });
+} else if (kind === 'front') {
+  listening = (await startEngineServer({ port: 0, token: 'bench-engine' })).url;
+} else {
+  throw new Error(`unknown server kind ${kind}`);
+}
+console.log(JSON.stringify({ url: listening, pid: process.pid }));

@@ -1,0 +1,63 @@
+/**
+ * Starting and measuring the API benchmark's servers (bench/api/serve.ts), each in a process of
+ * its own, and reading how much CPU a process has used: the figure per request that the machine's
+ * other load does not change.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_TOKEN = 'bench-admin';
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** CPU time (user + system) the process has used so far, in ms. */
+  cpuMs(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const serveScript = fileURLToPath(new URL('./serve.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+export async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+export async function startServer(
+  kind: 'api' | 'reference' | 'front',
+  ...args: string[]
+): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serveScript, kind, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const newline = buffered.indexOf('\n');
+      if (newline >= 0) resolve(buffered.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code}) before listening`)));
+  });
+  const { url, pid } = JSON.parse(line) as { url: string; pid: number };
+  return {
+    url,
+    pid,
+    cpuMs: () => cpuMsOf(pid),
+    async stop() {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
