@@ -52,6 +52,7 @@ export const consoleLogger: Logger = {
 };
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+const noScopes: ReadonlySet<never> = new Set();
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 /** application/json, with parameters (a charset) or none. */
 const jsonMediaType = /^application\/json[ \t]*(;[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+=("[^"]*"|[^;]*)[ \t]*)*$/i;
@@ -253,17 +254,22 @@ export function createApp(options: AppOptions): ApiApp {
     const requestId =
       incoming !== undefined && requestIdPattern.test(incoming) ? incoming : crypto.randomUUID();
     c.set('requestId', requestId);
-    c.set('scopes', new Set());
+    c.set('scopes', noScopes);
+    // Set before the answer exists: a header added to a finished answer copies its headers.
+    c.header('x-request-id', requestId);
     try {
-      await withinBudget(timeouts.requestTimeoutMs, c.req.raw.signal, (budget) => {
-        c.set('budget', budget);
-        return next();
-      });
+      await withinBudget(
+        timeouts.requestTimeoutMs,
+        () => c.req.raw.signal,
+        (budget) => {
+          c.set('budget', budget);
+          return next();
+        },
+      );
     } catch (error) {
       // The budget ran out (the handler's own errors were answered inside `next`).
       c.res = answerError(error, c);
     }
-    c.header('x-request-id', requestId);
     const route = routePath(c, -1);
     metrics.observe(
       c.req.method,

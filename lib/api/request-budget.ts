@@ -2,7 +2,8 @@
  * A request's total time budget. Every request starts with REQUEST_TIMEOUT_MS; a route that is
  * asked to wait (a consume's waitMs, a sweep's timeBudgetMs) extends it by that much. Past it the
  * answer is 503 with Retry-After, whatever the handler is still doing: the handler's signal aborts
- * so it stops waiting, and anything it already sent to Redis may still be applied.
+ * so it stops waiting, and anything it already sent to Redis may still be applied. One timer and
+ * one promise per request; the abort signal is made only when a handler asks for it.
  */
 import { QueueError, QueueErrorCode } from '../queue/errors.ts';
 
@@ -15,54 +16,63 @@ export interface RequestBudget {
 
 /**
  * Runs `work` within `budgetMs`; rejects with REDIS_UNAVAILABLE once the budget is spent, leaving
- * `work` to settle on its own (its rejection is swallowed: nobody is waiting for it any more).
- * @example await withinBudget(10_000, request.signal, (budget) => next())
+ * `work` to settle on its own (its outcome is then ignored: nobody is waiting for it any more).
+ * `clientSignal` is asked for only when the handler wants the budget's signal.
+ * @example await withinBudget(10_000, () => request.signal, (budget) => next())
  */
-export async function withinBudget(
+export function withinBudget(
   budgetMs: number,
-  clientSignal: AbortSignal | undefined,
+  clientSignal: () => AbortSignal | undefined,
   work: (budget: RequestBudget) => Promise<void>,
 ): Promise<void> {
-  const expiry = new AbortController();
-  // Made on first use: only a long poll asks for it, and AbortSignal.any is not free.
-  let signal: AbortSignal | undefined;
-  let total = budgetMs;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reject: (error: Error) => void = () => {};
-  const expired = new Promise<never>((_, rejectExpired) => {
-    reject = rejectExpired;
-  });
-  const started = Date.now();
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(
+  return new Promise<void>((resolve, reject) => {
+    const started = Date.now();
+    let total = budgetMs;
+    let settled = false;
+    let expiry: AbortController | undefined;
+    let signal: AbortSignal | undefined;
+    let spent: QueueError | undefined;
+    const expire = () => {
+      if (settled) return;
+      settled = true;
+      spent = new QueueError(
+        QueueErrorCode.redisUnavailable,
+        `The request did not finish within its ${total} ms budget; what it changed may or may not have been applied`,
+        { budgetMs: total },
+      );
+      expiry?.abort(spent);
+      reject(spent);
+    };
+    let timer = setTimeout(expire, budgetMs);
+    const budget: RequestBudget = {
+      get signal() {
+        if (signal === undefined) {
+          expiry = new AbortController();
+          if (spent !== undefined) expiry.abort(spent);
+          const client = clientSignal();
+          signal = client === undefined ? expiry.signal : AbortSignal.any([client, expiry.signal]);
+        }
+        return signal;
+      },
+      extend(ms) {
+        total += ms;
+        clearTimeout(timer);
+        timer = setTimeout(expire, Math.max(0, started + total - Date.now()));
+      },
+    };
+    work(budget).then(
       () => {
-        const error = new QueueError(
-          QueueErrorCode.redisUnavailable,
-          `The request did not finish within its ${total} ms budget; what it changed may or may not have been applied`,
-          { budgetMs: total },
-        );
-        expiry.abort(error);
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
         reject(error);
       },
-      Math.max(0, started + total - Date.now()),
     );
-  };
-  arm();
-  const running = work({
-    get signal() {
-      signal ??= clientSignal === undefined ? expiry.signal : AbortSignal.any([clientSignal, expiry.signal]);
-      return signal;
-    },
-    extend(ms) {
-      total += ms;
-      arm();
-    },
   });
-  running.catch(() => undefined);
-  try {
-    await Promise.race([running, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

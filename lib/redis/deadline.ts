@@ -16,21 +16,31 @@ export function withDeadline(client: RedisClient, timeoutMs: number): RedisClien
     options: CallOptions | undefined,
   ): Promise<RedisValue> {
     const ms = options?.timeoutMs ?? timeoutMs;
-    const controller = new AbortController();
     const outer = options?.signal;
+    // Made when the adapter asks for the call's signal (the in-process engine never does).
+    let controller: AbortController | undefined;
+    let failure: Error | undefined;
     return new Promise<RedisValue>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const error = new RedisTimeoutError(ms);
-        controller.abort(error);
-        reject(error);
-      }, ms);
-      const giveUp = () => {
-        controller.abort(outer?.reason);
-        reject(outer?.reason ?? new DOMException('The call was aborted', 'AbortError'));
+      const stop = (error: Error) => {
+        failure ??= error;
+        controller?.abort(failure);
+        reject(failure);
       };
+      const timer = setTimeout(() => stop(new RedisTimeoutError(ms)), ms);
+      const giveUp = () => stop(outer?.reason ?? new DOMException('The call was aborted', 'AbortError'));
       if (outer?.aborted === true) giveUp();
       else outer?.addEventListener('abort', giveUp, { once: true });
-      run({ ...options, signal: controller.signal, timeoutMs: ms })
+      const callOptions: CallOptions = {
+        timeoutMs: ms,
+        get signal() {
+          if (controller === undefined) {
+            controller = new AbortController();
+            if (failure !== undefined) controller.abort(failure);
+          }
+          return controller.signal;
+        },
+      };
+      run(callOptions)
         .then(resolve, reject)
         .finally(() => {
           clearTimeout(timer);

@@ -4,23 +4,21 @@
  */
 import type { Engine } from '../engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../engine/reply.ts';
-import { type CallOptions, type RedisClient, RedisReplyError, type RedisValue } from './client.ts';
+import { type RedisClient, RedisReplyError, type RedisValue } from './client.ts';
 
 /**
  * @example
  * const queue = createQueueService({ redis: createEngineClient(createEngine({ clock })), clock });
  */
 export function createEngineClient(engine: Engine): RedisClient {
-  async function call(argv: string[], options: CallOptions | undefined): Promise<RedisValue> {
-    return toValue(
-      await engine.call(argv, options?.signal === undefined ? undefined : { signal: options.signal }),
-    );
+  // A script never blocks (a blocking read inside one answers at once), so there is nothing a
+  // call's signal could cut short here.
+  async function call(argv: string[]): Promise<RedisValue> {
+    return toValue(await engine.call(argv));
   }
   return {
-    evalsha: (sha, keys, args, options) =>
-      call(['EVALSHA', sha, String(keys.length), ...keys, ...args], options),
-    eval: (source, keys, args, options) =>
-      call(['EVAL', source, String(keys.length), ...keys, ...args], options),
+    evalsha: (sha, keys, args) => call(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
+    eval: (source, keys, args) => call(['EVAL', source, String(keys.length), ...keys, ...args]),
   };
 }
 
