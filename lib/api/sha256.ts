@@ -16,6 +16,12 @@ const K = new Uint32Array([
 ]);
 
 const encoder = new TextEncoder();
+/** Scratch space, reused: the function is synchronous, so no two calls share it at once. */
+const w = new Uint32Array(64);
+const h = new Uint32Array(8);
+const INITIAL = [
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
 
 /**
  * The SHA-256 digest of `input` (a string is taken as UTF-8).
@@ -33,10 +39,7 @@ export function sha256(input: string | Uint8Array): Uint8Array {
   view.setUint32(padded.length - 8, Math.floor(bits / 0x1_0000_0000));
   view.setUint32(padded.length - 4, bits >>> 0);
 
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
+  h.set(INITIAL);
   for (let block = 0; block < blocks; block++) {
     for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
     for (let t = 16; t < 64; t++) {
