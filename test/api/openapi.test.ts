@@ -17,6 +17,7 @@ describe('OpenAPI document', () => {
         'PUT /v1/queues/{queue}',
         'GET /v1/queues',
         'GET /v1/queues/{queue}',
+        'GET /v1/queues/{queue}/config',
         'DELETE /v1/queues/{queue}',
         'POST /v1/queues/{queue}/messages',
         'GET /v1/queues/{queue}/messages',
