@@ -6,7 +6,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Suites that run the queue, the REST front and the API on each backend (engine, Redis, REST). */
-const conformance = ['test/queue/**/*.test.ts', 'test/rest-front/**/*.test.ts', 'test/api/**/*.test.ts'];
+const conformance = [
+  'test/queue/**/*.test.ts',
+  'test/rest-front/**/*.test.ts',
+  'test/api/**/*.test.ts',
+  // The client, its worker and the esq CLI against the real service over HTTP.
+  'test/client/**/*.test.ts',
+];
 
 /**
  * Seeded random sequences checked against a reference: replies compared with the real

@@ -1,0 +1,35 @@
+/**
+ * Coalesces ids into few calls: the first id added is sent at once, and every id that arrives
+ * while that call is in flight goes into the next one (up to `max` per call). No timer, so a lone
+ * ack is never delayed, and a busy worker sends one ack per round trip instead of one per message.
+ */
+
+export interface Batcher {
+  add(id: string): void;
+  /** Resolves once every id added so far has been sent and its call has settled. */
+  idle(): Promise<void>;
+}
+
+/**
+ * `send` must not reject: it reports its own failures (the batcher only sequences the calls).
+ * @example
+ * const acks = createBatcher((ids) => group.ack(ids).then(done, report), 1000);
+ * acks.add(message.id);
+ */
+export function createBatcher(send: (ids: string[]) => Promise<void>, max: number): Batcher {
+  const queued: string[] = [];
+  let running: Promise<void> | undefined;
+
+  const drain = async () => {
+    while (queued.length > 0) await send(queued.splice(0, max));
+    running = undefined;
+  };
+
+  return {
+    add(id) {
+      queued.push(id);
+      running ??= drain();
+    },
+    idle: () => running ?? Promise.resolve(),
+  };
+}
