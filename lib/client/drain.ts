@@ -9,7 +9,10 @@ import { createWorker, type Handler, type WorkerGroup, type WorkerOptions } from
 export interface DrainOptions extends WorkerOptions {
   /** How long to fetch and start messages, in ms; running handlers then get `shutdownGraceMs`. */
   budgetMs: number;
-  /** Stop as soon as a poll comes back empty and nothing is in hand, instead of waiting out the budget. */
+  /**
+   * Stop as soon as a poll comes back empty and nothing is in hand, instead of waiting out the
+   * budget (polls then default to no wait).
+   */
   stopWhenEmpty?: boolean;
 }
 
@@ -52,8 +55,12 @@ export async function runDrain(
   const userEvent = workerOptions.onEvent;
   const worker = createWorker(group, handler, {
     ...workerOptions,
-    // A poll longer than the whole budget would only be aborted.
-    waitMs: Math.min(workerOptions.waitMs ?? 5000, Math.max(budgetMs, CALL_RULES.waitMs.min)),
+    // A poll longer than the whole budget would only be aborted; one that is to end the run when
+    // it comes back empty should not wait first.
+    waitMs: Math.min(
+      workerOptions.waitMs ?? (stopWhenEmpty === true ? 0 : 5000),
+      Math.max(budgetMs, CALL_RULES.waitMs.min),
+    ),
     onEvent: (event) => {
       if (stopWhenEmpty === true && event.type === 'fetched' && event.ids.length === 0) {
         if (worker.stats().held === 0) {
