@@ -1,7 +1,8 @@
 /**
- * Coalesces ids into few calls: the first id added is sent at once, and every id that arrives
- * while that call is in flight goes into the next one (up to `max` per call). No timer, so a lone
- * ack is never delayed, and a busy worker sends one ack per round trip instead of one per message.
+ * Coalesces ids into few calls: ids added in one turn of the event loop go in one call (sent on
+ * the next timer tick, so handlers that finish together are acked together), and every id that
+ * arrives while a call is in flight goes into the next one (up to `max` per call). A busy worker
+ * sends one ack per round trip instead of one per message; a lone ack waits one tick.
  */
 
 export interface Batcher {
@@ -21,6 +22,7 @@ export function createBatcher(send: (ids: string[]) => Promise<void>, max: numbe
   let running: Promise<void> | undefined;
 
   const drain = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
     while (queued.length > 0) await send(queued.splice(0, max));
     running = undefined;
   };

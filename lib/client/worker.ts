@@ -79,8 +79,11 @@ export interface WorkerOptions {
   /** Handlers running at once (default 1). */
   concurrency?: number;
   /**
-   * Messages asked for per consume (default max(concurrency, 10), at most 1000). The worker holds
-   * at most concurrency + batch: the running ones and a prefetched batch, whose leases it renews too.
+   * Messages asked for per consume, at most 1000. The worker holds at most concurrency + batch
+   * besides the finished ones whose ack is on its way: the running ones and a prefetched batch,
+   * whose leases it renews too. By default it adapts, from max(concurrency, 10) up to 100, to
+   * what the handlers get through in two consume round trips: quick handlers get large batches
+   * (fewer requests), slow ones small (nothing hoarded that other workers could run).
    */
   batch?: number;
   /** Long poll of each consume in ms (default 5000, at most 20000). */
@@ -161,6 +164,9 @@ interface Held {
   settled?: Promise<void>;
 }
 
+/** The largest default batch: past it, fewer requests per message save little. */
+const ADAPTIVE_BATCH_MAX = 100;
+
 /** Thrown into a handler's signal when its lease is gone. */
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
@@ -190,19 +196,31 @@ const isTransient = (error: unknown) => error instanceof QueueApiError && error.
 export function createWorker(group: WorkerGroup, handler: Handler, options: WorkerOptions = {}): Worker {
   const consumer = options.consumer ?? `w-${crypto.randomUUID()}`;
   const concurrency = checkInt('concurrency', options.concurrency ?? 1, 1, 10_000);
-  const batch = checkInt(
-    'batch',
-    options.batch ?? Math.min(CALL_RULES.count.max, Math.max(concurrency, 10)),
-    CALL_RULES.count.min,
-    CALL_RULES.count.max,
-  );
+  const fixedBatch =
+    options.batch === undefined
+      ? undefined
+      : checkInt('batch', options.batch, CALL_RULES.count.min, CALL_RULES.count.max);
+  const smallestBatch = fixedBatch ?? Math.min(CALL_RULES.count.max, Math.max(concurrency, 10));
+  const largestBatch = fixedBatch ?? Math.max(smallestBatch, ADAPTIVE_BATCH_MAX);
   const waitMs = checkInt('waitMs', options.waitMs ?? 5000, CALL_RULES.waitMs.min, CALL_RULES.waitMs.max);
   const graceMs = checkInt('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0, 2 ** 31 - 1);
-  const capacity = concurrency + batch;
+  /** Running averages (ms) of a handler's run and of a consume that brought messages. */
+  let handlerMs: number | undefined;
+  let pollMs: number | undefined;
+  const average = (previous: number | undefined, sample: number) =>
+    previous === undefined ? sample : previous + (sample - previous) * 0.2;
+  /** Enough messages to keep every slot busy for two consume round trips, within the bounds. */
+  const batchNow = () => {
+    if (fixedBatch !== undefined || handlerMs === undefined || pollMs === undefined) return smallestBatch;
+    const wanted = Math.ceil((2 * concurrency * pollMs) / Math.max(handlerMs, 0.01));
+    return Math.min(largestBatch, Math.max(smallestBatch, wanted));
+  };
 
   const held = new Map<string, Held>();
   const buffer: Held[] = [];
   let running = 0;
+  /** Held messages whose handler succeeded and whose ack is on its way. */
+  let acking = 0;
   const counters = {
     fetched: 0,
     started: 0,
@@ -272,7 +290,10 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       // Not acked: the messages come back after their lease, at least once as promised.
       report(error, { during: 'ack' });
     } finally {
-      for (const id of ids) release(id, 'acking');
+      for (const id of ids) {
+        if (held.get(id)?.state === 'acking') acking--;
+        release(id, 'acking');
+      }
     }
   }, CALL_RULES.ids.max);
 
@@ -331,6 +352,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   const runHandler = async (entry: Held) => {
     const { message } = entry;
     const started = Date.now();
+    const startedPrecisely = performance.now();
     let failure: { error: unknown } | undefined;
     try {
       await handler(message, {
@@ -343,6 +365,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     }
     running--;
     const durationMs = Date.now() - started;
+    handlerMs = average(handlerMs, performance.now() - startedPrecisely);
     if (entry.abandoned) return;
     if (entry.lost) {
       // Someone else may hold it now: neither ack nor nack what is not ours.
@@ -351,6 +374,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       counters.succeeded++;
       emit({ type: 'succeeded', message, durationMs });
       entry.state = 'acking';
+      acking++;
       acks.add(message.id);
     } else {
       counters.failed++;
@@ -361,6 +385,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       nack(message.id, retryDelayMs, 'failed');
     }
     pump();
+    wake();
   };
 
   const pump = () => {
@@ -405,7 +430,9 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   const pollLoop = async () => {
     let failures = 0;
     while (!stopping) {
-      const room = capacity - held.size;
+      // Finished messages whose ack is on its way take no room: acks are batched on their own.
+      const batch = batchNow();
+      const room = concurrency + batch - (held.size - acking);
       if (room < batch && !(buffer.length === 0 && room > 0)) {
         await changed();
         continue;
@@ -413,6 +440,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       pollController = new AbortController();
       polling = true;
       let messages: Message[];
+      const pollStarted = performance.now();
       try {
         messages = await group.consume({
           consumer,
@@ -434,6 +462,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       } finally {
         polling = false;
       }
+      if (messages.length > 0) pollMs = average(pollMs, performance.now() - pollStarted);
       counters.fetched += messages.length;
       emit({ type: 'fetched', ids: messages.map((message) => message.id) });
       for (const message of messages) {

@@ -84,6 +84,28 @@ describe('running handlers', () => {
     expect(worker.stats()).toMatchObject({ succeeded: 60, acked: 60, failed: 0, held: 0, running: 0 });
   });
 
+  it('asks for larger batches when handlers are quick, and stays at max(concurrency, 10) when they are slow', async () => {
+    const sizes = async (handlerMs: number, count: number) => {
+      const { g } = await setup(
+        `adaptive-${handlerMs}`,
+        Array.from({ length: count }, (_, i) => i),
+      );
+      const fetched: number[] = [];
+      const worker = g.work(() => (handlerMs === 0 ? undefined : pause(handlerMs)), {
+        waitMs: 100,
+        onEvent: (e) => e.type === 'fetched' && e.ids.length > 0 && fetched.push(e.ids.length),
+      });
+      await until(() => worker.stats().acked === count, 20_000);
+      await worker.stop();
+      return fetched;
+    };
+    const quick = await sizes(0, 400);
+    expect(Math.max(...quick)).toBeGreaterThan(10);
+    expect(Math.max(...quick)).toBeLessThanOrEqual(100);
+    const slow = await sizes(40, 30);
+    expect(Math.max(...slow)).toBeLessThanOrEqual(10);
+  });
+
   it('keeps the lease of a handler that runs 2.5x the visibility timeout: no other consumer gets it', async () => {
     const { g, ids } = await setup('heartbeat', ['long'], { visibilityTimeoutMs: 600 });
     const seen: Message[] = [];
