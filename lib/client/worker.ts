@@ -378,7 +378,13 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       acks.add(message.id);
     } else {
       counters.failed++;
-      const retryDelayMs = retryDelayFor(failure.error, message, options.retryDelayMs, config);
+      let retryDelayMs = 0;
+      try {
+        retryDelayMs = retryDelayFor(failure.error, message, options.retryDelayMs, config);
+      } catch (error) {
+        // A retryDelayMs function that throws: retry at once rather than lose the nack.
+        report(error, { during: 'hook' });
+      }
       emit({ type: 'failed', message, error: failure.error, durationMs, retryDelayMs });
       report(failure.error, { during: 'handler', message });
       entry.state = 'nacking';
@@ -395,7 +401,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       running++;
       counters.started++;
       emit({ type: 'started', message: entry.message });
-      entry.settled = runHandler(entry);
+      entry.settled = runHandler(entry).catch((error: unknown) => report(error, { during: 'hook' }));
     }
   };
 

@@ -199,6 +199,31 @@ describe('running handlers', () => {
     expect(await g.pending({})).toMatchObject([{ id: ids[0], consumer: 'thief', state: 'leased' }]);
   });
 
+  it('nacks at once when the retryDelayMs function itself throws', async () => {
+    const { g, ids } = await setup('delay-throws', ['x']);
+    const during: string[] = [];
+    const deliveries: number[] = [];
+    const worker = g.work(
+      (message) => {
+        deliveries.push(message.deliveries);
+        if (message.deliveries === 1) throw new Error('first');
+      },
+      {
+        waitMs: 100,
+        retryDelayMs: () => {
+          throw new Error('bad hook');
+        },
+        onError: (_error, context) => void during.push(context.during),
+      },
+    );
+    await until(() => worker.stats().acked === 1);
+    await worker.stop();
+    expect(deliveries).toEqual([1, 2]);
+    expect(during.sort()).toEqual(['handler', 'hook']);
+    expect(await g.pending()).toMatchObject({ pending: 0 });
+    expect(ids).toHaveLength(1);
+  });
+
   it('carries on when its hooks throw, and reports that', async () => {
     const { g } = await setup('hooks', [1, 2, 3]);
     const during: string[] = [];
