@@ -9,6 +9,8 @@ export interface Batcher {
   add(id: string): void;
   /** Resolves once every id added so far has been sent and its call has settled. */
   idle(): Promise<void>;
+  /** Whether ids are waiting or a call is in flight. */
+  busy(): boolean;
 }
 
 /**
@@ -33,5 +35,6 @@ export function createBatcher(send: (ids: string[]) => Promise<void>, max: numbe
       running ??= drain();
     },
     idle: () => running ?? Promise.resolve(),
+    busy: () => running !== undefined,
   };
 }

@@ -204,6 +204,10 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   const largestBatch = fixedBatch ?? Math.max(smallestBatch, ADAPTIVE_BATCH_MAX);
   const waitMs = checkInt('waitMs', options.waitMs ?? 5000, CALL_RULES.waitMs.min, CALL_RULES.waitMs.max);
   const graceMs = checkInt('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0, 2 ** 31 - 1);
+  const givenVisibilityTimeoutMs =
+    options.visibilityTimeoutMs === undefined
+      ? undefined
+      : checkInt('visibilityTimeoutMs', options.visibilityTimeoutMs, 1, 2 ** 31 - 1);
   /** Running averages (ms) of a handler's run and of a consume that brought messages. */
   let handlerMs: number | undefined;
   let pollMs: number | undefined;
@@ -317,6 +321,11 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       nackers.set(key, batcher);
     }
     batcher.add(id);
+    // One batcher per delay while it has work: a worker that names many delays keeps none of them.
+    const current = batcher;
+    void current.idle().then(() => {
+      if (!current.busy() && nackers.get(key) === current) nackers.delete(key);
+    });
   };
 
   const markLost = (ids: string[]) => {
@@ -413,9 +422,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
 
   /** Reads the visibility timeout, retrying transient failures until it works or the worker stops. */
   const prepare = async (): Promise<number | undefined> => {
-    if (options.visibilityTimeoutMs !== undefined) {
-      return checkInt('visibilityTimeoutMs', options.visibilityTimeoutMs, 1, 2 ** 31 - 1);
-    }
+    if (givenVisibilityTimeoutMs !== undefined) return givenVisibilityTimeoutMs;
     for (let failures = 1; !stopping; failures++) {
       try {
         config = await group.queueConfig({ signal: stopController.signal });
