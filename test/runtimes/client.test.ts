@@ -2,7 +2,7 @@
  * lib/client in the runtimes it is written for, against the real API (`npm start`'s server on the
  * in-process engine) over HTTP: under workerd (`wrangler dev` on a small Worker that imports the
  * client; no nodejs_compat), the produce → work → ack round trip and a `scheduled` handler that
- * drains a queue as README shows; under deno, the same round trip.
+ * drains a queue as README shows; under deno, the same round trip, and deno's type check of it.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -137,6 +137,19 @@ describe('lib/client under workerd', () => {
 });
 
 describe('lib/client under deno', () => {
+  it('type-checks with deno’s own checker', async () => {
+    const check = startChild(join(projectRoot, 'node_modules/deno/deno'), ['check', 'lib/client/index.ts'], {
+      DENO_NO_UPDATE_CHECK: '1',
+      NO_COLOR: '1',
+    });
+    try {
+      expect(await check.exited, check.output()).toBe(0);
+      expect(check.output()).toContain('Check lib/client/index.ts');
+    } finally {
+      await check.kill();
+    }
+  }, 90_000);
+
   it('produces, works and acks with the client', async () => {
     const deno = startChild(
       join(projectRoot, 'node_modules/deno/deno'),
