@@ -15,6 +15,8 @@ const conformance = [
   'test/api/**/*.test.ts',
   'test/contract/**/*.test.ts',
   'test/faults/**/*.test.ts',
+  // The client, its worker and the esq CLI against the real service over HTTP.
+  'test/client/**/*.test.ts',
 ];
 
 /**

@@ -14,6 +14,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   scripting: () => import('./scripting.ts'),
   queue: () => import('./queue.ts'),
   api: () => import('./api.ts'),
+  client: () => import('./client.ts'),
 };
 
 const filter = process.argv[2];

@@ -25,6 +25,7 @@ const routes: RouteCase[] = [
   { method: 'PUT', path: '/v1/queues/q', body: { maxDeliveries: 2 }, scope: 'admin', ok: 200 },
   { method: 'GET', path: '/v1/queues', scope: 'consume', ok: 200 },
   { method: 'GET', path: '/v1/queues/q', scope: 'consume', ok: 200 },
+  { method: 'GET', path: '/v1/queues/q/config', scope: 'consume', ok: 200 },
   { method: 'DELETE', path: '/v1/queues/q', scope: 'admin', ok: 200 },
   {
     method: 'POST',

@@ -30,6 +30,17 @@ describe('queues', () => {
     expect(await h.queue.getConfig('orders')).toMatchObject({ visibilityTimeoutMs: 5000 });
   });
 
+  it('reads a queue config with a consume token, without registering a missing queue', async () => {
+    await h.call('PUT', '/v1/queues/paced', { body: { visibilityTimeoutMs: 7000 } });
+    const res = await h.call('GET', '/v1/queues/paced/config', { token: tokens.consume });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ ...(await h.queue.getConfig('paced')), visibilityTimeoutMs: 7000 });
+    const missing = await h.call('GET', '/v1/queues/nowhere/config', { token: tokens.consume });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe('QUEUE_NOT_FOUND');
+    expect(await h.queue.listQueues()).toEqual(['paced']);
+  });
+
   it('lists queues with their stats and shows one queue', async () => {
     await produce('a.q', [1, 2]);
     await produce('b_q', [3]);

@@ -1,4 +1,4 @@
-/** Queue administration: create or reconfigure, list with stats, stats of one, delete. */
+/** Queue administration: create or reconfigure, read the config, list with stats, stats of one, delete. */
 import { createRoute } from '@hono/zod-openapi';
 import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
@@ -66,6 +66,23 @@ const getQueue = createRoute({
   },
 });
 
+const getConfig = createRoute({
+  method: 'get',
+  path: '/v1/queues/{queue}/config',
+  operationId: 'getQueueConfig',
+  tags,
+  summary: 'The config of one queue, defaults filled in (scope: consume)',
+  description:
+    'What a worker needs to pace itself (the visibility timeout for lease renewal); a consume token may read it, unlike PUT, which needs admin and registers the queue.',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.consume)],
+  request: { params: QueueParams },
+  responses: {
+    200: jsonContent(QueueConfigSchema, 'The queue config'),
+    ...errorResponses(...WITH_INPUT, 404),
+  },
+});
+
 const deleteQueue = createRoute({
   method: 'delete',
   path: '/v1/queues/{queue}',
@@ -94,6 +111,13 @@ export function registerQueueRoutes(app: ApiApp, { queue }: RouteDeps): void {
   app.openapi(getQueue, async (c) => {
     const { queue: name } = c.req.valid('param');
     return c.json(await queue.stats(name), 200);
+  });
+
+  app.openapi(getConfig, async (c) => {
+    const { queue: name } = c.req.valid('param');
+    const config = await queue.getConfig(name);
+    if (config === null) throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${name}" does not exist`);
+    return c.json(config, 200);
   });
 
   app.openapi(deleteQueue, async (c) => {

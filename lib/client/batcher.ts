@@ -1,0 +1,40 @@
+/**
+ * Coalesces ids into few calls: ids added in one turn of the event loop go in one call (sent on
+ * the next timer tick, so handlers that finish together are acked together), and every id that
+ * arrives while a call is in flight goes into the next one (up to `max` per call). A busy worker
+ * sends one ack per round trip instead of one per message; a lone ack waits one tick.
+ */
+
+export interface Batcher {
+  add(id: string): void;
+  /** Resolves once every id added so far has been sent and its call has settled. */
+  idle(): Promise<void>;
+  /** Whether ids are waiting or a call is in flight. */
+  busy(): boolean;
+}
+
+/**
+ * `send` must not reject: it reports its own failures (the batcher only sequences the calls).
+ * @example
+ * const acks = createBatcher((ids) => group.ack(ids).then(done, report), 1000);
+ * acks.add(message.id);
+ */
+export function createBatcher(send: (ids: string[]) => Promise<void>, max: number): Batcher {
+  const queued: string[] = [];
+  let running: Promise<void> | undefined;
+
+  const drain = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    while (queued.length > 0) await send(queued.splice(0, max));
+    running = undefined;
+  };
+
+  return {
+    add(id) {
+      queued.push(id);
+      running ??= drain();
+    },
+    idle: () => running ?? Promise.resolve(),
+    busy: () => running !== undefined,
+  };
+}

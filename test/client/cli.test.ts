@@ -1,0 +1,280 @@
+/**
+ * `esq` as a child process (bin/esq.mjs, and `npx esq` as a user runs it) against `npm start`
+ * running as a process of its own: every command's output and exit code, stdin bulk produce with
+ * its progress bar, and the API's error messages with exit code 1 (2 for wrong usage).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQueueClient, type QueueClient } from '../../lib/client/index.ts';
+import {
+  type Child,
+  freePort,
+  projectRoot,
+  startChild,
+  waitForReady,
+} from '../runtimes/support/processes.ts';
+import { uniqueName } from './support/service.ts';
+
+const token = 'cli-admin-token';
+let server: Child | undefined;
+let url: string;
+let client: QueueClient;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'esq-'));
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  server = startChild(
+    process.execPath,
+    [join(projectRoot, 'node_modules/tsx/dist/cli.mjs'), 'functions/node.ts'],
+    {
+      PORT: String(port),
+      API_TOKENS: `admin:${token}`,
+      ENGINE_DATA_FILE: '',
+      SWEEP_INTERVAL_MS: '0',
+      UPSTASH_REDIS_REST_URL: undefined,
+      NODE_ENV: undefined,
+    },
+  );
+  await waitForReady(`${url}/healthz`, server, 60_000);
+  client = createQueueClient({ url, token });
+}, 90_000);
+
+afterAll(async () => {
+  await server?.kill();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs esq with ESQ_URL/ESQ_TOKEN set (unless `env` says otherwise); stdin from a file or empty. */
+async function esq(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; stdinFile?: string; command?: string[] } = {},
+): Promise<Ran> {
+  const stdin = options.stdinFile === undefined ? 'ignore' : await open(options.stdinFile, 'r');
+  const [command, ...prefix] = options.command ?? [process.execPath, join(projectRoot, 'bin/esq.mjs')];
+  const child = spawn(command!, [...prefix, ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ESQ_URL: url, ESQ_TOKEN: token, ...options.env },
+    stdio: [typeof stdin === 'string' ? stdin : stdin.fd, 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+  if (typeof stdin !== 'string') await stdin.close();
+  return { code, stdout, stderr };
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+describe('esq', () => {
+  it('runs as `npx esq` and prints its usage', async () => {
+    const ran = await esq(['--help'], { command: ['npx', 'esq'] });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('Usage: esq [--url URL] [--token TOKEN] <command>');
+    expect(ran.stdout).toContain('dlq redrive <queue>');
+  }, 60_000);
+
+  it('produces a JSON body given as an argument, with attributes and a dedupId', async () => {
+    const queue = uniqueName('cli-one');
+    const ran = await esq([
+      'produce',
+      queue,
+      '{"sku":42}',
+      '--attr',
+      'tenant=acme',
+      '--dedup-id',
+      'order-42',
+    ]);
+    expect(ran.code).toBe(0);
+    const [id] = lines(ran.stdout);
+    expect(id).toMatch(/^\d+-\d+$/);
+    const again = await esq(['produce', queue, '{"sku":42}', '--dedup-id', 'order-42']);
+    expect(lines(again.stdout)).toEqual([id]);
+    expect(await client.queue(queue).browse()).toMatchObject([
+      { id, body: { sku: 42 }, attributes: { tenant: 'acme' } },
+    ]);
+  });
+
+  it('produces JSON lines from stdin in batches, in order, with a progress bar', async () => {
+    const queue = uniqueName('cli-bulk');
+    const file = join(dir, 'bulk.jsonl');
+    await writeFile(file, `${Array.from({ length: 2500 }, (_, i) => JSON.stringify({ n: i })).join('\n')}\n`);
+    const ran = await esq(['produce', queue, '--progress'], { stdinFile: file });
+    expect(ran.code).toBe(0);
+    expect(lines(ran.stdout)).toHaveLength(2500);
+    expect(ran.stderr).toContain('[##############################] 100%  2,500 messages');
+    expect(ran.stderr).toContain(`produced 2500 messages to ${queue}`);
+    const first = await client.queue(queue).browse({ count: 3 });
+    expect(first.map((m) => m.body)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    expect((await client.queue(queue).stats()).length).toBe(2500);
+  });
+
+  it('takes whole message objects from stdin with --messages', async () => {
+    const queue = uniqueName('cli-objects');
+    const file = join(dir, 'objects.jsonl');
+    await writeFile(
+      file,
+      '{"body":"a","dedupId":"x"}\n{"body":"b","attributes":{"k":"v"}}\n{"body":"c","dedupId":"x"}\n',
+    );
+    const ran = await esq(['produce', queue, '--messages'], { stdinFile: file });
+    expect(ran.code).toBe(0);
+    const ids = lines(ran.stdout);
+    expect(ids[2]).toBe(ids[0]);
+    expect((await client.queue(queue).browse()).map((m) => [m.body, m.attributes])).toEqual([
+      ['a', {}],
+      ['b', { k: 'v' }],
+    ]);
+  });
+
+  it('consumes as JSON lines, acking with --ack and leaving them leased without', async () => {
+    const queue = uniqueName('cli-consume');
+    const q = client.queue(queue);
+    const ids = await q.produce([{ body: 1 }, { body: 2 }, { body: 3 }]);
+    await q.group('g').create({ start: '0' });
+    const leased = await esq(['consume', queue, 'g', '--count', '1', '--consumer', 'peek']);
+    expect(leased.code).toBe(0);
+    expect(JSON.parse(lines(leased.stdout)[0]!)).toMatchObject({ id: ids[0], body: 1, deliveries: 1 });
+    expect(leased.stderr).toContain('leased 1 as peek, not acked');
+    const acked = await esq(['consume', queue, 'g', '--count', '5', '--ack']);
+    expect(acked.code).toBe(0);
+    expect(lines(acked.stdout).map((line) => JSON.parse(line).id)).toEqual(ids.slice(1));
+    expect(acked.stderr).toContain('acked 2');
+    expect(await q.group('g').pending()).toMatchObject({
+      pending: 1,
+      consumers: [{ name: 'peek', pending: 1 }],
+    });
+    const none = await esq(['consume', queue, 'g']);
+    expect(none).toMatchObject({ code: 0, stdout: '' });
+    expect(none.stderr).toContain('no messages');
+  });
+
+  it('tails new messages as they are produced', async () => {
+    const queue = uniqueName('cli-tail');
+    const q = client.queue(queue);
+    await q.produce([{ body: 'before' }]);
+    const tailing = esq(['tail', queue, '--limit', '2', '--interval', '50']);
+    // tail starts at its own "now"; give it a moment to take its first look.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await q.produce([{ body: 'first' }, { body: 'second' }]);
+    const ran = await tailing;
+    expect(ran.code).toBe(0);
+    expect(lines(ran.stdout).map((line) => JSON.parse(line).body)).toEqual(['first', 'second']);
+    const all = await esq(['tail', queue, '--all', '--limit', '3']);
+    expect(lines(all.stdout).map((line) => JSON.parse(line).body)).toEqual(['before', 'first', 'second']);
+  });
+
+  it('shows stats as a table, and as JSON with --json', async () => {
+    const queue = uniqueName('cli-stats');
+    const q = client.queue(queue);
+    await q.produce([{ body: 1 }, { body: 2 }]);
+    await q.group('billing').create({ start: '0' });
+    await q.group('billing').consume({ consumer: 'w', count: 1 });
+    const ran = await esq(['stats', queue]);
+    expect(ran.code).toBe(0);
+    const [header, row] = lines(ran.stdout);
+    expect(header!.split(/\s{2,}/)).toEqual([
+      'QUEUE',
+      'LENGTH',
+      'DELAYED',
+      'DLQ',
+      'GROUP',
+      'PENDING',
+      'LAG',
+      'CONSUMERS',
+      'OLDEST PENDING',
+    ]);
+    expect(row!.split(/\s+/).slice(0, 8)).toEqual([queue, '2', '0', '0', 'billing', '1', '1', '1']);
+    const json = await esq(['stats', queue, '--json']);
+    const stats = await q.stats();
+    expect(JSON.parse(json.stdout)).toEqual({
+      ...stats,
+      groups: [{ ...stats.groups[0], oldestPendingAgeMs: expect.any(Number) }],
+    });
+    const every = await esq(['stats']);
+    expect(every.stdout).toContain(queue);
+  });
+
+  it('lists, redrives and purges dead letters, and runs the sweep', async () => {
+    const queue = uniqueName('cli-dlq');
+    const q = client.queue(queue);
+    await q.configure({ maxDeliveries: 1, visibilityTimeoutMs: 1 });
+    const ids = await q.produce([{ body: { poison: 1 } }, { body: { poison: 2 } }]);
+    await q.group('g').create({ start: '0' });
+    await q.group('g').consume({ consumer: 'w', count: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const swept = await esq(['sweep', '--json']);
+    expect(swept.code).toBe(0);
+    expect(JSON.parse(swept.stdout)).toMatchObject({ deadLettered: 2, complete: true });
+    const listed = await esq(['dlq', 'list', queue]);
+    expect(listed.code).toBe(0);
+    expect(lines(listed.stdout)[0]).toMatch(
+      /^ID\s+FROM\s+GROUP\s+DELIVERIES\s+REASON\s+DEAD-LETTERED\s+BODY$/,
+    );
+    expect(listed.stdout).toContain(ids[0]);
+    expect(listed.stdout).toContain('{"poison":1}');
+    const page = await esq(['dlq', 'list', queue, '--count', '1', '--json']);
+    const [letter] = lines(page.stdout).map((line) => JSON.parse(line));
+    expect(letter).toMatchObject({ deadLetteredFrom: ids[0], reason: 'maxDeliveries' });
+    expect(page.stderr).toContain(`more: esq dlq list ${queue} --cursor`);
+    expect((await esq(['dlq', 'redrive', queue, letter.id])).stdout).toBe('redriven 1\n');
+    expect((await esq(['dlq', 'purge', queue])).stdout).toBe('purged 1\n');
+    expect((await esq(['dlq', 'list', queue])).stdout).toBe('no dead letters\n');
+    const plain = await esq(['sweep']);
+    expect(plain.stdout).toMatch(/^deadLettered\s+0$/m);
+  });
+
+  it('exits 1 with the API’s message when a call fails', async () => {
+    const missing = await esq(['stats', 'nowhere-at-all']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      'esq: Queue "nowhere-at-all" does not exist (QUEUE_NOT_FOUND, HTTP 404)',
+    );
+    expect(missing.stderr).toContain('hint: Create the queue with PUT /v1/queues/nowhere-at-all');
+    const invalid = await esq(['consume', uniqueName('cli-bad'), 'g', '--consumer', 'no spaces']);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('esq: Request validation failed (INVALID_ARGUMENT, HTTP 400)');
+    expect(invalid.stderr).toContain('consumer: consumer name must be 1-100 characters');
+    const refused = await esq(['stats'], { env: { ESQ_TOKEN: 'wrong' } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('(UNAUTHORIZED, HTTP 401)');
+    const port = await freePort();
+    const down = await esq(['stats', '--url', `http://127.0.0.1:${port}`]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('(NETWORK_ERROR)');
+  }, 60_000);
+
+  it('exits 2 on wrong usage', async () => {
+    const noUrl = await esq(['stats'], { env: { ESQ_URL: undefined } });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('esq: no service URL: pass --url or set ESQ_URL');
+    expect((await esq(['frobnicate'])).stderr).toContain('esq: unknown command "frobnicate"');
+    const badJson = await esq(['produce', 'q', '{not json']);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain('esq: the body is not JSON');
+    expect((await esq(['produce', 'q', '1', '--bogus'])).code).toBe(2);
+    expect((await esq(['consume', 'q'])).stderr).toContain('usage: esq consume <queue> <group>');
+  });
+
+  it('takes --url and --token over ESQ_URL and ESQ_TOKEN', async () => {
+    const ran = await esq(['stats', '--url', url, '--token', token], {
+      env: { ESQ_URL: 'http://127.0.0.1:1', ESQ_TOKEN: 'wrong' },
+    });
+    expect(ran.code).toBe(0);
+  });
+});

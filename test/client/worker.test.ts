@@ -1,0 +1,390 @@
+/**
+ * The worker runtime against the real service over HTTP: the concurrency bound, batched acks,
+ * the heartbeat keeping a long handler's lease, retry delays on a throw, a lost lease aborting the
+ * handler (and no ack), the graceful stop (finish, ack, give back the unstarted, hold nothing),
+ * the shutdown grace, the stop signal, and errors that end the worker without an unhandled
+ * rejection.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  isApiError,
+  LeaseLostError,
+  type Message,
+  type MessageInput,
+  ShutdownError,
+  type WorkerEvent,
+} from '../../lib/client/index.ts';
+import { retryDelayFor } from '../../lib/client/retry-delay.ts';
+import { startService, type TestService, uniqueName } from './support/service.ts';
+
+let service: TestService;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  service = await startService();
+});
+afterAll(async () => {
+  await service.close();
+  process.off('unhandledRejection', onUnhandled);
+  expect(unhandled).toEqual([]);
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it is true; the only way to learn when another party got somewhere. */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await pause(10);
+  }
+}
+
+async function setup(
+  prefix: string,
+  bodies: MessageInput['body'][],
+  config: { visibilityTimeoutMs?: number } = {},
+) {
+  const q = service.client().queue(uniqueName(prefix));
+  await q.configure(config);
+  const ids = bodies.length === 0 ? [] : await q.produce(bodies.map((body) => ({ body })));
+  const g = q.group('g');
+  await g.create({ start: '0' });
+  return { q, g, ids };
+}
+
+describe('running handlers', () => {
+  it('runs at most `concurrency` handlers at once, each message once, and acks them in batches', async () => {
+    const { g, ids } = await setup(
+      'concurrency',
+      Array.from({ length: 60 }, (_, i) => i),
+    );
+    let running = 0;
+    let most = 0;
+    const handled: string[] = [];
+    const acks: string[][] = [];
+    const worker = g.work(
+      async (message) => {
+        running++;
+        most = Math.max(most, running);
+        await pause(5);
+        handled.push(message.id);
+        running--;
+      },
+      { concurrency: 5, waitMs: 100, onEvent: (e) => e.type === 'acked' && acks.push(e.ids) },
+    );
+    await until(() => acks.flat().length === 60);
+    await worker.stop();
+    expect(most).toBe(5);
+    expect(handled.sort()).toEqual([...ids].sort());
+    expect(acks.flat().sort()).toEqual([...ids].sort());
+    expect(acks.length).toBeLessThan(60);
+    expect(await g.pending()).toMatchObject({ pending: 0 });
+    expect(worker.stats()).toMatchObject({ succeeded: 60, acked: 60, failed: 0, held: 0, running: 0 });
+  });
+
+  it('asks for larger batches when handlers are quick, and stays at max(concurrency, 10) when they are slow', async () => {
+    const sizes = async (handlerMs: number, count: number) => {
+      const { g } = await setup(
+        `adaptive-${handlerMs}`,
+        Array.from({ length: count }, (_, i) => i),
+      );
+      const fetched: number[] = [];
+      const worker = g.work(() => (handlerMs === 0 ? undefined : pause(handlerMs)), {
+        waitMs: 100,
+        onEvent: (e) => e.type === 'fetched' && e.ids.length > 0 && fetched.push(e.ids.length),
+      });
+      await until(() => worker.stats().acked === count, 20_000);
+      await worker.stop();
+      return fetched;
+    };
+    const quick = await sizes(0, 400);
+    expect(Math.max(...quick)).toBeGreaterThan(10);
+    expect(Math.max(...quick)).toBeLessThanOrEqual(100);
+    const slow = await sizes(40, 30);
+    expect(Math.max(...slow)).toBeLessThanOrEqual(10);
+  });
+
+  it('keeps the lease of a handler that runs 2.5x the visibility timeout: no other consumer gets it', async () => {
+    const { g, ids } = await setup('heartbeat', ['long'], { visibilityTimeoutMs: 600 });
+    const seen: Message[] = [];
+    const events: WorkerEvent[] = [];
+    const worker = g.work(
+      async (message) => {
+        seen.push(message);
+        await pause(1500);
+      },
+      { onEvent: (e) => events.push(e), waitMs: 100 },
+    );
+    await until(() => seen.length === 1);
+    // Another consumer keeps asking the whole time the handler runs.
+    const rival: Message[] = [];
+    while (!events.some((e) => e.type === 'acked')) {
+      rival.push(...(await g.consume({ consumer: 'rival', count: 10 })));
+      await pause(50);
+    }
+    await worker.stop();
+    expect(rival).toEqual([]);
+    expect(seen.map((m) => [m.id, m.deliveries])).toEqual([[ids[0], 1]]);
+    expect(events.find((e) => e.type === 'ready')).toMatchObject({
+      visibilityTimeoutMs: 600,
+      heartbeatMs: 200,
+    });
+    expect(events.filter((e) => e.type === 'extended').length).toBeGreaterThanOrEqual(3);
+    expect(await g.pending()).toMatchObject({ pending: 0 });
+  });
+
+  it('nacks a throw with the delay the error names, else with 0, and reports it to onError', async () => {
+    const { g, ids } = await setup('throws', ['later', 'again']);
+    const errors: { message: string; during: string; id?: string }[] = [];
+    const deliveries: [unknown, number][] = [];
+    const worker = g.work(
+      (message) => {
+        deliveries.push([message.body, message.deliveries]);
+        if (message.body === 'later') throw Object.assign(new Error('busy'), { delayMs: 60_000 });
+        if (message.deliveries === 1) throw new Error('flaky');
+      },
+      {
+        concurrency: 2,
+        waitMs: 100,
+        onError: (error, context) =>
+          errors.push({
+            message: (error as Error).message,
+            during: context.during,
+            ...(context.message === undefined ? {} : { id: context.message.id }),
+          }),
+      },
+    );
+    await until(() => worker.stats().acked === 1);
+    await worker.stop();
+    expect(deliveries.sort()).toEqual([
+      ['again', 1],
+      ['again', 2],
+      ['later', 1],
+    ]);
+    expect(errors.sort((a, b) => a.message.localeCompare(b.message))).toEqual([
+      { message: 'busy', during: 'handler', id: ids[0] },
+      { message: 'flaky', during: 'handler', id: ids[1] },
+    ]);
+    const [entry] = await g.pending({});
+    expect(entry).toMatchObject({ id: ids[0], state: 'retrying' });
+    expect(entry!.eligibleAt).toBeGreaterThan(Date.now() + 55_000);
+  });
+
+  it('aborts the handler’s signal when its lease is lost, and neither acks nor nacks the message', async () => {
+    const { g, ids } = await setup('lost', ['taken'], { visibilityTimeoutMs: 600 });
+    let reason: unknown;
+    let extendAfterLoss: boolean | undefined;
+    const worker = g.work(
+      async (_message, { signal, extend }) => {
+        expect(await extend()).toBe(true);
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        reason = signal.reason;
+        extendAfterLoss = await extend();
+      },
+      { waitMs: 100 },
+    );
+    await until(() => worker.stats().started === 1);
+    // Another consumer takes it over, as it could after a missed heartbeat.
+    const taken = await g.reclaim({ consumer: 'thief', minIdleMs: 0 });
+    expect(taken.messages.map((m) => m.id)).toEqual(ids);
+    await until(() => reason !== undefined);
+    await worker.stop();
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect(extendAfterLoss).toBe(false);
+    expect(worker.stats()).toMatchObject({ lost: 1, acked: 0, nacked: 0, succeeded: 0 });
+    expect(await g.pending({})).toMatchObject([{ id: ids[0], consumer: 'thief', state: 'leased' }]);
+  });
+
+  it('nacks at once when the retryDelayMs function itself throws', async () => {
+    const { g, ids } = await setup('delay-throws', ['x']);
+    const during: string[] = [];
+    const deliveries: number[] = [];
+    const worker = g.work(
+      (message) => {
+        deliveries.push(message.deliveries);
+        if (message.deliveries === 1) throw new Error('first');
+      },
+      {
+        waitMs: 100,
+        retryDelayMs: () => {
+          throw new Error('bad hook');
+        },
+        onError: (_error, context) => void during.push(context.during),
+      },
+    );
+    await until(() => worker.stats().acked === 1);
+    await worker.stop();
+    expect(deliveries).toEqual([1, 2]);
+    expect(during.sort()).toEqual(['handler', 'hook']);
+    expect(await g.pending()).toMatchObject({ pending: 0 });
+    expect(ids).toHaveLength(1);
+  });
+
+  it('carries on when its hooks throw, and reports that', async () => {
+    const { g } = await setup('hooks', [1, 2, 3]);
+    const during: string[] = [];
+    const worker = g.work(() => undefined, {
+      waitMs: 100,
+      onEvent: () => {
+        throw new Error('hook bug');
+      },
+      onError: (_error, context) => {
+        during.push(context.during);
+      },
+    });
+    await until(() => worker.stats().acked === 3);
+    await worker.stop();
+    expect(during.length).toBeGreaterThan(0);
+    expect(new Set(during)).toEqual(new Set(['hook']));
+  });
+});
+
+describe('stopping', () => {
+  it('finishes and acks running handlers, gives back what it fetched but did not start, and holds nothing after', async () => {
+    const { g, ids } = await setup(
+      'stop',
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+    const finished: string[] = [];
+    const worker = g.work(
+      async (message) => {
+        await pause(300);
+        finished.push(message.id);
+      },
+      { concurrency: 2, batch: 10, waitMs: 100 },
+    );
+    await until(() => worker.stats().running === 2 && worker.stats().held >= 10);
+    const held = worker.stats().held;
+    await worker.stop();
+    const stats = worker.stats();
+    expect(finished).toHaveLength(2);
+    expect(stats).toMatchObject({ succeeded: 2, acked: 2, returned: held - 2, running: 0, held: 0 });
+    const mine = await g.pending({ consumer: worker.consumer, count: 1000 });
+    expect(mine).toHaveLength(held - 2);
+    const now = Date.now();
+    for (const entry of mine) {
+      expect(entry.state).toBe('retrying');
+      expect(entry.eligibleAt).toBeLessThanOrEqual(now);
+    }
+    // Nothing waits for a lease to expire: another consumer gets all 18 at once.
+    const rest = await g.consume({ consumer: 'next', count: 100 });
+    expect(rest.map((m) => m.id).sort()).toEqual(ids.filter((id) => !finished.includes(id)).sort());
+  });
+
+  it('aborts and nacks a handler that outruns the shutdown grace', async () => {
+    const { g, ids } = await setup('grace', ['slow']);
+    let reason: unknown;
+    const events: WorkerEvent[] = [];
+    const worker = g.work(
+      async (_message, { signal }) => {
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        reason = signal.reason;
+      },
+      { shutdownGraceMs: 200, waitMs: 100, onEvent: (e) => events.push(e) },
+    );
+    await until(() => worker.stats().running === 1);
+    await worker.stop();
+    expect(reason).toBeInstanceOf(ShutdownError);
+    expect(events).toContainEqual({ type: 'nacked', ids, delayMs: 0, reason: 'abandoned' });
+    const [entry] = await g.pending({ consumer: worker.consumer });
+    expect(entry).toMatchObject({ id: ids[0], state: 'retrying' });
+    expect(worker.stats()).toMatchObject({ acked: 0, held: 0 });
+  });
+
+  it('stops when its signal aborts, and `done` resolves', async () => {
+    const { g, q } = await setup('signal', []);
+    const controller = new AbortController();
+    const handled: unknown[] = [];
+    const worker = g.work((message) => void handled.push(message.body), {
+      signal: controller.signal,
+      waitMs: 5000,
+    });
+    await q.produce([{ body: 'one' }]);
+    await until(() => worker.stats().acked === 1);
+    controller.abort();
+    await expect(worker.done).resolves.toBeUndefined();
+    expect(handled).toEqual(['one']);
+  });
+
+  it('gives back what its consumer holds leased from a poll the stop cut short', async () => {
+    const { g, q } = await setup('orphan', []);
+    const events: WorkerEvent[] = [];
+    const worker = g.work(() => undefined, { waitMs: 10_000, onEvent: (e) => events.push(e) });
+    await until(() => events.some((e) => e.type === 'ready'));
+    await pause(100);
+    // The worker's poll is waiting; a lease under its consumer name that it never received is
+    // what an answer lost between the service and an aborted poll leaves behind.
+    const [id] = await q.produce([{ body: 'stray' }]);
+    const stray = await g.consume({ consumer: worker.consumer });
+    expect(stray.map((m) => m.id)).toEqual([id]);
+    await worker.stop();
+    expect(events).toContainEqual({ type: 'nacked', ids: [id], delayMs: 0, reason: 'orphaned' });
+    expect(await g.pending({ consumer: worker.consumer })).toMatchObject([{ id, state: 'retrying' }]);
+  });
+});
+
+describe('errors that end the worker', () => {
+  it('rejects `done` with GROUP_NOT_FOUND for a group that does not exist, and nothing goes unhandled', async () => {
+    const q = service.client().queue(uniqueName('nogroup'));
+    await q.configure();
+    const stopped: WorkerEvent[] = [];
+    const worker = q.group('ghost').work(() => undefined, {
+      onEvent: (e) => e.type === 'stopped' && stopped.push(e),
+      onError: () => undefined,
+    });
+    // Left unawaited while it fails: no unhandled rejection (checked after all tests).
+    await until(() => stopped.length === 1);
+    await pause(50);
+    const error = await worker.done.catch((e: unknown) => e);
+    expect(isApiError(error, 'GROUP_NOT_FOUND')).toBe(true);
+    await expect(worker.stop()).resolves.toBeUndefined();
+  });
+
+  it('rejects `done` with QUEUE_NOT_FOUND when the queue config cannot be read', async () => {
+    const worker = service
+      .client()
+      .queue(uniqueName('noqueue'))
+      .group('g')
+      .work(() => undefined);
+    const error = await worker.done.catch((e: unknown) => e);
+    expect(isApiError(error, 'QUEUE_NOT_FOUND')).toBe(true);
+  });
+
+  it('refuses options out of range at once', async () => {
+    const g = service.client().queue('any').group('g');
+    expect(() => g.work(() => undefined, { concurrency: 0 })).toThrow(RangeError);
+    expect(() => g.work(() => undefined, { batch: 1001 })).toThrow('batch must be an integer from 1 to 1000');
+    expect(() => g.work(() => undefined, { waitMs: 20_001 })).toThrow(RangeError);
+  });
+});
+
+describe('retry delays', () => {
+  const message: Message = { id: '1-0', body: null, attributes: {}, deliveries: 2, enqueuedAt: 0 };
+  const config = {
+    visibilityTimeoutMs: 30_000,
+    maxDeliveries: 5,
+    dedupWindowMs: 0,
+    retentionMs: 0,
+    consumerIdleMs: 1,
+    maxInFlightPerConsumer: 1,
+  };
+
+  it('takes the error’s own delay first, then the option, then the queue’s, else 0', () => {
+    const named = Object.assign(new Error('x'), { retryAfterMs: 1500 });
+    expect(retryDelayFor(named, message, 10, config)).toBe(1500);
+    expect(retryDelayFor(Object.assign(new Error('x'), { delayMs: 700 }), message, 10, config)).toBe(700);
+    expect(retryDelayFor(new Error('x'), message, 10, config)).toBe(10);
+    expect(retryDelayFor(new Error('x'), message, (m) => m.deliveries * 1000, config)).toBe(2000);
+    // A service that names a per-queue retry delay in the config is honoured as it is.
+    const withDelay = { ...config, retryDelayMs: 250 };
+    expect(retryDelayFor(new Error('x'), message, () => undefined, withDelay)).toBe(250);
+    expect(retryDelayFor('not an error', message, undefined, config)).toBe(0);
+    expect(retryDelayFor(Object.assign(new Error('x'), { delayMs: -5 }), message, undefined, config)).toBe(0);
+  });
+});
