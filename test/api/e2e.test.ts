@@ -136,9 +136,11 @@ describe('API on the real queue service', () => {
     expect(extended.json).toEqual({ extended: [ids[1]], lost: [ids[0]] });
     clock.advance(5000);
     const range = await call('GET', '/v1/queues/work/groups/g/pending?start=-&end=%2B&count=10');
+    // Both leases run 10 s from the redelivery and the extension, 2 s in.
+    const leasedUntil = clock.now() - 5000 + 10_000;
     expect(range.json.entries).toEqual([
-      { id: ids[0], consumer: 'w2', idleMs: 5000, deliveries: 2 },
-      { id: ids[1], consumer: 'w1', idleMs: 5000, deliveries: 1 },
+      { id: ids[0], consumer: 'w2', idleMs: 5000, deliveries: 2, state: 'leased', eligibleAt: leasedUntil },
+      { id: ids[1], consumer: 'w1', idleMs: 5000, deliveries: 1, state: 'leased', eligibleAt: leasedUntil },
     ]);
     const reclaimed = await call('POST', '/v1/queues/work/groups/g/reclaim', {
       consumer: 'w3',

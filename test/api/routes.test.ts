@@ -41,7 +41,14 @@ describe('queues', () => {
     ]);
     const one = await h.call('GET', '/v1/queues/a.q');
     expect(one.status).toBe(200);
-    expect(one.json).toEqual({ name: 'a.q', length: 2, delayed: 0, deadLetters: 0, groups: [] });
+    expect(one.json).toEqual({
+      name: 'a.q',
+      partitions: 1,
+      length: 2,
+      delayed: 0,
+      deadLetters: 0,
+      groups: [],
+    });
   });
 
   it('deletes a queue, then 404s on the second delete', async () => {
@@ -177,7 +184,18 @@ describe('deliveries', () => {
       consumers: [{ name: 'w1', pending: 2 }],
     });
     const range = await h.call('GET', '/v1/queues/orders/groups/workers/pending?start=-&end=%2B&count=1');
-    expect(range.json).toEqual({ entries: [{ id: ids[0], consumer: 'w1', idleMs: 700, deliveries: 1 }] });
+    expect(range.json).toEqual({
+      entries: [
+        {
+          id: ids[0],
+          consumer: 'w1',
+          idleMs: 700,
+          deliveries: 1,
+          state: 'leased',
+          eligibleAt: h.clock.now() - 700 + 30_000,
+        },
+      ],
+    });
     const filtered = await h.call('GET', '/v1/queues/orders/groups/workers/pending?consumer=nobody');
     expect(filtered.json).toEqual({ entries: [] });
     const idle = await h.call('GET', '/v1/queues/orders/groups/workers/pending?minIdleMs=701');

@@ -193,10 +193,12 @@ onEveryBackend('delivery', (make) => {
         { name: 'b', pending: 1 },
       ],
     });
+    // Leases of the default 30 s visibility timeout, from each delivery (a at 0, b at 1000 ms).
+    const t0 = clock.now() - 1500;
     expect(await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 })).toEqual([
-      { id: ids[0], consumer: 'a', idleMs: 1500, deliveries: 1 },
-      { id: ids[1], consumer: 'a', idleMs: 1500, deliveries: 1 },
-      { id: ids[2], consumer: 'b', idleMs: 500, deliveries: 1 },
+      { id: ids[0], consumer: 'a', idleMs: 1500, deliveries: 1, state: 'leased', eligibleAt: t0 + 30_000 },
+      { id: ids[1], consumer: 'a', idleMs: 1500, deliveries: 1, state: 'leased', eligibleAt: t0 + 30_000 },
+      { id: ids[2], consumer: 'b', idleMs: 500, deliveries: 1, state: 'leased', eligibleAt: t0 + 31_000 },
     ]);
     expect(
       (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10, minIdleMs: 1000 })).map(
