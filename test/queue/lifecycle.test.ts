@@ -268,6 +268,7 @@ onEveryBackend('lifecycle', (make) => {
     const stats = await queue.stats('q');
     expect(stats).toEqual({
       name: 'q',
+      partitions: 1,
       length: 3,
       delayed: 1,
       deadLetters: 0,
@@ -295,6 +296,7 @@ onEveryBackend('lifecycle', (make) => {
       dedupWindowMs: 300_000,
       retentionMs: 0,
       consumerIdleMs: 3_600_000,
+      partitions: 1,
       maxInFlightPerConsumer: 1000,
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });
