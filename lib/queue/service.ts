@@ -189,16 +189,18 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     count: number,
     base: PartitionBase,
     groups: readonly string[],
+    marked = base.record.includes('registered'),
   ): Promise<void> {
     if (partitions.length === 0) return;
     const { version, overrides } = copyOf(base.record);
+    const registered = marked ? 1 : 0;
     await Promise.all(
       partitions.map((p) => {
         const k = keysOf(queue, p);
         return run(
           scripts.partitionSync,
           { config: k.config, stream: k.stream },
-          { version, partitions: count, record: overrides, groups: [...groups] },
+          { version, partitions: count, registered, record: overrides, groups: [...groups] },
         );
       }),
     );
@@ -228,11 +230,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   }
 
   /**
-   * Registers a queue partition 0 reported unregistered: makes its other partitions, adds it to
-   * the registry, then marks its config registered. Best effort: the operation itself succeeded,
-   * and a failure (or a crash) between the steps leaves the marker unset, so the queue's next
-   * produce/configure/createGroup retries. Partitions are made before the name is registered, and
-   * the marker is set last.
+   * Registers a queue a partition reported unregistered: adds it to the registry, makes (or
+   * re-marks) its other partitions, then marks partition 0's config registered. Best effort: the
+   * operation itself succeeded, and a failure (or a crash) between the steps leaves a marker
+   * unset, so the queue's next produce/configure/createGroup retries. Partition 0's marker is set
+   * last.
    */
   async function register(
     queue: string,
@@ -242,21 +244,32 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   ): Promise<void> {
     if (!unregistered) return;
     try {
+      await run(scripts.registryAdd, { registry: space.registry }, { queue });
       if (partitions > 1) {
         const known0 = base ?? (await readBase(queue));
-        await syncPartitions(queue, range(1, partitions), partitions, known0, known0.groups);
+        await syncPartitions(queue, range(1, partitions), partitions, known0, known0.groups, true);
       }
-      await run(scripts.registryAdd, { registry: space.registry }, { queue });
       await run(scripts.queueMark, { config: keysOf(queue, 0).config }, {});
     } catch {
       // Healed by the next call on this queue.
     }
   }
 
-  /** Removes the name from the registry, then clears the marker of a queue re-created meanwhile. */
+  /**
+   * Clears the `registered` marker of every partition of a queue re-created meanwhile (the name
+   * just left the registry), so whichever partition its next call reaches registers it again.
+   */
+  async function unmark(queue: string): Promise<void> {
+    const { partitions } = await run(scripts.queueUnmark, { config: keysOf(queue, 0).config }, {});
+    await Promise.all(
+      range(1, partitions).map((p) => run(scripts.queueUnmark, { config: keysOf(queue, p).config }, {})),
+    );
+  }
+
+  /** Removes the name from the registry, then clears the markers of a queue re-created meanwhile. */
   async function unregister(queue: string): Promise<void> {
     await run(scripts.registryRemove, { registry: space.registry }, { queue });
-    await run(scripts.queueUnmark, { config: keysOf(queue, 0).config }, {});
+    await unmark(queue);
   }
 
   async function groupsOf(queue: string): Promise<{ partitions: number; names: string[] }> {
@@ -423,8 +436,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                   messages,
                 },
               );
-              learn(queue, reply.partitions, p === 0);
-              if (p === 0) await register(queue, reply.unregistered, reply.partitions);
+              const count = learn(queue, reply.partitions, p === 0);
+              await register(queue, reply.unregistered, count);
               if (reply.rerouted) return batch.indexes;
               reply.ids.forEach((id, j) => {
                 ids[batch.indexes[j] as number] = encodeId(id, p);
@@ -433,10 +446,16 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             } catch (error) {
               if (p === 0 || !isQueueError(error, QueueErrorCode.queueNotFound)) throw error;
               // A partition this instance believed in is missing: ask partition 0, make it if the
-              // queue has it, and route these messages again.
-              const base = await readBase(queue);
-              const count = recordPartitions(base.record);
-              if (p < count) await syncPartitions(queue, [p], count, base, base.groups);
+              // queue has it, and route these messages again (to partition 0 alone when the queue
+              // itself is gone: deleted since, so this produce creates it anew).
+              try {
+                const base = await readBase(queue);
+                const count = recordPartitions(base.record);
+                if (p < count) await syncPartitions(queue, [p], count, base, base.groups);
+              } catch (missing) {
+                if (!isQueueError(missing, QueueErrorCode.queueNotFound)) throw missing;
+                known.delete(queue);
+              }
               return batch.indexes;
             }
           }),
@@ -1000,7 +1019,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       await run(scripts.sweepFinish, registry, { resumeAt, gone });
       // A queue re-created since it was found gone re-registers on its next call.
       for (const queue of gone) {
-        await run(scripts.queueUnmark, { config: keysOf(queue, 0).config }, {});
+        await unmark(queue);
         known.delete(queue);
       }
       return report;

@@ -4,8 +4,9 @@
 -- stream (a new partition holds only messages produced after it was made, so "0" loses nothing
 -- and "$" would be the same). Existing groups are left as they are.
 -- KEYS: config, stream
--- ARGV: version: int, partitions: int, record: json, ...groups
---   (record: partition 0's overrides, field -> value)
+-- ARGV: version: int, partitions: int, registered: int, record: json, ...groups
+--   (registered: 1 to set the `registered` marker, as partition 0 has it; record: partition 0's
+--   overrides, field -> value)
 -- Returns: created: flag
 -- Errors: REDIS_ERROR
 -- @include common
@@ -22,6 +23,9 @@ if created == 1 or args.version > version then
     redis.call('HSET', keys.config, name, value)
   end
   redis.call('HSET', keys.config, 'version', int(args.version))
+end
+if args.registered == 1 then
+  redis.call('HSET', keys.config, 'registered', '1')
 end
 if args.partitions > stored_partitions(keys.config) then
   redis.call('HSET', keys.config, 'partitions', int(args.partitions))

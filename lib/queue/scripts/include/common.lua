@@ -61,7 +61,9 @@ end
 
 -- Partition 0 creates a new queue (`create` is the partition count to create it with); any other
 -- partition exists only once the service made it (partition-sync), so a missing one answers nil
--- and the caller answers QUEUE_NOT_FOUND. Returns the `registered` flag of ensure_queue, or 0.
+-- and the caller answers QUEUE_NOT_FOUND. Returns 1 when the partition's record lacks the
+-- `registered` marker (every partition carries it, so a queue re-created while it was being
+-- unregistered registers again from whichever partition its next call reaches), else 0.
 local function open_partition(config_key, create)
   if create > 0 then
     return ensure_queue(config_key, create)
@@ -69,7 +71,7 @@ local function open_partition(config_key, create)
   if redis.call('EXISTS', config_key) == 0 then
     return nil
   end
-  return 0
+  return redis.call('HEXISTS', config_key, 'registered') == 1 and 0 or 1
 end
 
 -- The cheapest read that fails with NOGROUP when the stream or the group does not exist.
