@@ -6,7 +6,7 @@
  * any node. A NOSCRIPT from a node that has not cached a script yet (a new or restarted master)
  * falls back to EVAL on that same node (lib/redis/run-script.ts), which caches it there.
  */
-import type { Cluster } from 'ioredis';
+import { Cluster } from 'ioredis';
 import {
   isAuthFailure,
   RedisAuthError,
@@ -52,6 +52,30 @@ export function createIoredisClusterClient(cluster: Cluster): RedisClient {
   return {
     evalsha: (sha, keys, args) => guard(() => cluster.evalsha(sha, keys.length, ...keys, ...args)),
     eval: (source, keys, args) => guard(() => cluster.eval(source, keys.length, ...keys, ...args)),
+  };
+}
+
+/**
+ * Connects to a Redis Cluster through any of its nodes; ioredis discovers the rest.
+ * @example
+ * const { client, close } = connectIoredisCluster(parseClusterNodes(env.REDIS_CLUSTER_NODES));
+ */
+export function connectIoredisCluster(
+  nodes: readonly { host: string; port: number }[],
+  options: { password?: string } = {},
+): { client: RedisClient; close(): Promise<void> } {
+  const cluster = new Cluster([...nodes], {
+    redisOptions: {
+      maxRetriesPerRequest: 1,
+      ...(options.password === undefined ? {} : { password: options.password }),
+    },
+  });
+  cluster.on('error', () => {});
+  return {
+    client: createIoredisClusterClient(cluster),
+    close: async () => {
+      cluster.disconnect();
+    },
   };
 }
 
