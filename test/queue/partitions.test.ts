@@ -175,7 +175,6 @@ onEveryBackend(
         'q',
         Array.from({ length: 200 }, (_, i) => ({ body: i, partitionKey: 'hot' })),
       );
-      const hot = partitionOfId((await queue.browse('q', { count: 1 }))[0]?.id as string);
       for (let n = 0; n < 64; n++) await queue.produce('q', [{ body: `k${n}`, partitionKey: `k${n}` }]);
       const served = new Set<number>();
       for (let i = 0; i < 8; i++) {
