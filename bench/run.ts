@@ -13,6 +13,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   scripting: () => import('./scripting.ts'),
   queue: () => import('./queue.ts'),
   api: () => import('./api.ts'),
+  cluster: () => import('./cluster.ts'),
 };
 
 const filter = process.argv[2];
