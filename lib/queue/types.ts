@@ -117,9 +117,11 @@ export interface SweepOptions {
 }
 
 /**
- * The operations of the queue. Every method is one atomic Redis round trip, except: the first
- * produce, configure or createGroup of a queue (three: it registers the queue), deleteQueue (four),
- * sweep (two per queue visited plus two) and redrive of everything (one per 1,000 dead letters).
+ * The operations of the queue. Every method is one atomic Redis round trip per partition it
+ * touches (one partition unless the queue is configured with more), except: the first produce,
+ * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
+ * deleteQueue (four), sweep (two per queue visited plus two), redrive of everything (one per 1,000
+ * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
   configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;
