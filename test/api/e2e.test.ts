@@ -179,6 +179,34 @@ onEveryBackend('API end to end', (make) => {
       expect((await call('DELETE', '/v1/queues/poison/dlq')).json).toEqual({ purged: 0 });
     });
 
+    it('grows a queue over more partitions and refuses to shrink it with 409', async () => {
+      await setup('spread', {}, ['a']);
+      const grown = await call('PUT', '/v1/queues/spread', { partitions: 12 });
+      expect([grown.status, grown.json.partitions]).toEqual([200, 12]);
+      const shrink = await call('PUT', '/v1/queues/spread', { partitions: 4 });
+      expect(shrink.status).toBe(409);
+      expect(shrink.json.error).toMatchObject({
+        code: 'CONFLICT',
+        message: 'partitions can only grow: the queue has 12 partitions',
+      });
+      const ids = (
+        await call('POST', '/v1/queues/spread/messages', {
+          messages: Array.from({ length: 24 }, (_, i) => ({ body: i, partitionKey: `k${i}` })),
+        })
+      ).json.ids as string[];
+      expect(ids.some((id) => id.split('-').length === 3)).toBe(true);
+      const consumed = await call('POST', '/v1/queues/spread/groups/g/consume', {
+        consumer: 'w',
+        count: 100,
+      });
+      expect(consumed.json.messages).toHaveLength(25);
+      const acked = await call('POST', '/v1/queues/spread/groups/g/ack', {
+        ids: consumed.json.messages.map((m: { id: string }) => m.id),
+      });
+      expect(acked.json).toEqual({ acked: 25 });
+      expect((await call('GET', '/v1/queues/spread')).json).toMatchObject({ partitions: 12, length: 25 });
+    });
+
     it('answers 404 with a hint for a group that does not exist, and deletes groups and queues', async () => {
       await setup('gone', {}, ['x']);
       const missing = await call('POST', '/v1/queues/gone/groups/nope/consume', { consumer: 'w' });
