@@ -564,7 +564,16 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             { group, consumer, count: n - out.length, now: now(), config: scriptDefaults },
             { subject: { queue, group } },
           );
-        const reply = await onPartition(queue, p, call, () => undefined);
+        let reply: Awaited<ReturnType<typeof call>> | undefined;
+        try {
+          reply = await onPartition(queue, p, call, () => undefined);
+        } catch (error) {
+          // A partition made during a growth lacks a group created meanwhile until the growth adds
+          // it there: skip it. Partition 0, which every full pass reaches, decides whether the
+          // group exists (it answers GROUP_NOT_FOUND itself when it does not).
+          if (p === 0 || !isQueueError(error, QueueErrorCode.groupNotFound)) throw error;
+          continue;
+        }
         if (reply === undefined) continue;
         out.push(...delivered(reply.messages, p));
         const count = learn(queue, reply.partitions, p === 0);
@@ -1032,8 +1041,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
   /**
    * Grows a queue from `from` to `to` partitions without losing or doubling anything: the new
-   * partitions are made (config copy and every group, at their start) before partition 0 raises
-   * its count, so no message can land in a partition that lacks a group. partitions-grow answers
+   * partitions are made (config copy and every group, at their start, in one script each) before
+   * any copy or partition 0 raises its count, so no message can land in a partition that lacks
+   * them. A growth interrupted midway leaves partitions that exist and copies that may already say
+   * `to`: nothing is lost (messages there wait, or go to instances that learned the new count),
+   * and repeating the configure completes it. partitions-grow answers
    * the groups partition 0 has at the moment the count rose; a group created or deleted meanwhile
    * either is in that answer (and is added to or removed from the new partitions here) or its own
    * call saw the new count and covered the new partitions itself.
@@ -1044,8 +1056,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     to: number,
     base: PartitionBase,
   ): Promise<number> {
-    await syncPartitions(queue, range(1, from), to, base, []);
+    // New partitions first: an instance that learns the new count (from any copy) finds them made.
     await syncPartitions(queue, range(from, to), to, base, base.groups);
+    await syncPartitions(queue, range(1, from), to, base, []);
     const k = keysOf(queue, 0);
     const raised = await run(
       scripts.partitionsGrow,

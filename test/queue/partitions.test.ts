@@ -5,10 +5,12 @@
  * on partitions added later; shrinking refused; config copied to every partition.
  */
 import { expect, it } from 'vitest';
+import { isQueueError } from '../../lib/queue/errors.ts';
 import { decodeId } from '../../lib/queue/partitions.ts';
 import { encodeParams } from '../../lib/queue/script-binding.ts';
+import { scripts } from '../../lib/queue/scripts.generated.ts';
 import type { QueueService } from '../../lib/queue/types.ts';
-import type { RedisValue } from '../../lib/redis/client.ts';
+import type { RedisClient, RedisValue } from '../../lib/redis/client.ts';
 import { previousRelease } from './fixtures/previous-release-scripts.ts';
 import { type Harness, onEveryBackend } from './support/suite.ts';
 
@@ -278,6 +280,52 @@ onEveryBackend(
       // A group created after growing exists on every partition.
       await queue.createGroup('q', 'late', '0');
       expect((await queue.consume('q', 'late', 'c', 100)).length).toBe(15);
+    });
+
+    it('keeps groups and messages whole when groups change, or producers learn the count, mid-growth', async () => {
+      const { queue, client, another, raw, keys } = make({ defaults: { partitions: 2 } });
+      await queue.createGroup('q', 'kept', '0');
+      await queue.createGroup('q', 'doomed', '0');
+      const producer = another();
+      const early: string[] = [];
+      // Just before partition 0 raises its count: the new partitions exist and the old copies
+      // already say 6. Another instance creates a group, deletes one, and produces by key.
+      const racing: RedisClient = {
+        async evalsha(sha, keys, args) {
+          if (sha === scripts.partitionsGrow.sha) {
+            await queue.createGroup('q', 'added', '0');
+            await queue.deleteGroup('q', 'doomed');
+            early.push(
+              ...(await producer.produce(
+                'q',
+                Array.from({ length: 24 }, (_, i) => ({ body: i, partitionKey: `early-${i}` })),
+              )),
+            );
+          }
+          return client.evalsha(sha, keys, args);
+        },
+        eval: (source, keys, args) => client.eval(source, keys, args),
+      };
+      expect((await another({ redis: racing }).configure('q', { partitions: 6 })).partitions).toBe(6);
+      // The producer learned 6 from a copy and used the new partitions before partition 0 said so.
+      expect(early.some((id) => partitionOfId(id) >= 2)).toBe(true);
+      const fresh = another();
+      for (const group of ['kept', 'added']) {
+        const got = await fresh.consume('q', group, 'c', 100);
+        expect(got.map((m) => m.id).sort()).toEqual([...early].sort());
+      }
+      await expect(fresh.consume('q', 'doomed', 'c', 100)).rejects.toSatisfy((e) =>
+        isQueueError(e, 'GROUP_NOT_FOUND'),
+      );
+      expect((await fresh.stats('q')).groups.map((g) => g.name).sort()).toEqual(['added', 'kept']);
+      // On every partition, new ones included: exactly the groups partition 0 has.
+      for (let p = 0; p < 6; p++) {
+        const names = await raw(
+          "local out = {} for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do out[#out + 1] = g[2] end return out",
+          [keys.queue('q', p).stream],
+        );
+        expect((names as string[]).sort(), `partition ${p}`).toEqual(['added', 'kept']);
+      }
     });
 
     it('refuses to shrink with CONFLICT and changes nothing', async () => {
