@@ -159,6 +159,14 @@ onEveryBackend(
           ids,
         );
       }
+      // A lookup by id (browse or pending from the id to the id) finds that message alone, in
+      // whichever partition it is, although other partitions may hold the same Redis id.
+      for (const ids of [...byKey.values()].slice(0, 4)) {
+        const id = ids[2] as string;
+        expect((await queue.browse('q', { start: id, end: id })).map((m) => m.id)).toEqual([id]);
+        const pending = await queue.pendingRange('q', 'g', { start: id, end: id, count: 10 });
+        expect(pending.map((e) => e.id)).toEqual([id]);
+      }
       // Unkeyed calls rotate over the partitions: 16 calls, 2 per partition.
       const counts = new Map<number, number>();
       for (let i = 0; i < 16; i++) {
