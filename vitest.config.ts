@@ -53,7 +53,15 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'conformance', include: conformance } },
+      {
+        extends: true,
+        // One 3-master Redis Cluster of our own for the suites' cluster backend.
+        test: {
+          name: 'conformance',
+          include: conformance,
+          globalSetup: ['test/support/cluster-global-setup.ts'],
+        },
+      },
       { extends: true, test: { name: 'differential', include: differential } },
       { extends: true, test: { name: 'runtimes', include: runtimes } },
     ],

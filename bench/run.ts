@@ -15,6 +15,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   queue: () => import('./queue.ts'),
   api: () => import('./api.ts'),
   client: () => import('./client.ts'),
+  cluster: () => import('./cluster.ts'),
 };
 
 const filter = process.argv[2];

@@ -1,10 +1,14 @@
 /**
- * `npm start`: the API on Node. Serves on PORT (default 8787); with UPSTASH_REDIS_REST_URL set it
- * talks to that Upstash database (or any Upstash-compatible front), otherwise to the in-process
- * local engine, kept in ENGINE_DATA_FILE (default .data/engine.log in the project folder; set it
- * empty for a throwaway in-memory engine) so a restart keeps queues, groups, PEL and DLQ. Runs the sweep on an interval (SWEEP_INTERVAL_MS, default 10 s) and prints the
- * URL, a dev token and a curl example. Importing this module starts nothing; tests and the
- * benchmark call `startApiServer`.
+ * `npm start`: the API on Node. Serves on PORT (default 8787) on the Redis the environment names:
+ * UPSTASH_REDIS_REST_URL (+ UPSTASH_REDIS_REST_TOKEN) for an Upstash database or any
+ * Upstash-compatible front, REDIS_CLUSTER_NODES (`host:port,…`, REDIS_PASSWORD if the cluster has
+ * one) for a Redis Cluster, REDIS_URL (`redis://` or `rediss://`) for one Redis over TCP; at most
+ * one of them, else it refuses to start. With none, the in-process local engine, kept in
+ * ENGINE_DATA_FILE (default .data/engine.log in the project folder; set it empty for a throwaway
+ * in-memory engine) so a restart keeps queues, groups, PEL and DLQ. Runs the sweep on an interval
+ * (SWEEP_INTERVAL_MS, default 10 s) and prints the URL, the backend (secrets masked), a dev token
+ * and a curl example. Importing this module starts nothing; tests and the benchmark call
+ * `startApiServer`.
  */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +22,8 @@ import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
 import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
+import { connectIoredis } from './support/ioredis-client.ts';
+import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
 import { readBodyFirst } from './support/read-body-first.ts';
 
 export const DEFAULT_PORT = 8787;
@@ -41,7 +47,9 @@ export interface ApiServerOptions {
 
 export interface ApiServer {
   readonly url: string;
-  readonly backing: 'engine' | 'upstash' | 'custom';
+  readonly backing: 'engine' | 'upstash' | 'redis' | 'cluster' | 'custom';
+  /** The backend as the banner names it, secrets masked. */
+  readonly backingLabel: string;
   readonly service: Service;
   /** Whether Redis answered when the server started (refused credentials stop the start). */
   readonly redisAtStart: 'up' | 'down';
@@ -53,22 +61,76 @@ export interface ApiServer {
 interface Backing {
   redis: RedisClient;
   backing: ApiServer['backing'];
+  label: string;
   durable?: DurableEngineHandle;
+  close?: () => Promise<void>;
 }
 
-function chooseRedis(options: ApiServerOptions, env: Readonly<Record<string, string | undefined>>): Backing {
-  if (options.redis !== undefined) return { redis: options.redis, backing: 'custom' };
-  const url = env.UPSTASH_REDIS_REST_URL;
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variables that each name a Redis; at most one may be set. */
+const BACKEND_VARIABLES = ['UPSTASH_REDIS_REST_URL', 'REDIS_CLUSTER_NODES', 'REDIS_URL'] as const;
+
+/**
+ * The Redis the environment names, or the local engine when it names none. Conflicting or
+ * malformed settings throw a message that names the variables and the problem, never a value.
+ */
+export function chooseRedis(options: ApiServerOptions, env: Env): Backing {
+  if (options.redis !== undefined)
+    return { redis: options.redis, backing: 'custom', label: 'a custom Redis seam' };
+  const set = BACKEND_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
+  if (set.length > 1) {
+    throw new Error(`${set.join(' and ')} are both set; set only one of ${BACKEND_VARIABLES.join(', ')}`);
+  }
+  const url = env.UPSTASH_REDIS_REST_URL?.trim();
   if (url) {
     const token = env.UPSTASH_REDIS_REST_TOKEN;
     if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
-    return { redis: createUpstashClient({ url, token }), backing: 'upstash' };
+    return {
+      redis: createUpstashClient({ url, token }),
+      backing: 'upstash',
+      label: `Upstash at ${redactUrl(url)}`,
+    };
+  }
+  if (env.UPSTASH_REDIS_REST_TOKEN) {
+    throw new Error('UPSTASH_REDIS_REST_TOKEN is set but UPSTASH_REDIS_REST_URL is not');
+  }
+  const nodes = env.REDIS_CLUSTER_NODES?.trim();
+  if (nodes) {
+    const parsed = parseClusterNodes(nodes);
+    const password = env.REDIS_PASSWORD;
+    const { client, close } = connectIoredisCluster(parsed, password ? { password } : {});
+    const where = parsed.map(({ host, port }) => `${host}:${port}`).join(',');
+    return { redis: client, backing: 'cluster', label: `Redis Cluster at ${where}`, close };
+  }
+  const tcp = env.REDIS_URL?.trim();
+  if (tcp) {
+    let protocol: string;
+    try {
+      protocol = new URL(tcp).protocol;
+    } catch {
+      throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:') {
+      throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
+    }
+    const { client, close } = connectIoredis(tcp);
+    return { redis: client, backing: 'redis', label: `Redis at ${redactUrl(tcp)}`, close };
   }
   if (options.engine === undefined && options.dataFile) {
     const durable = openDurableEngine({ path: options.dataFile });
-    return { redis: createEngineClient(durable.engine), backing: 'engine', durable };
+    return {
+      redis: createEngineClient(durable.engine),
+      backing: 'engine',
+      label: 'the in-process local engine',
+      durable,
+    };
   }
-  return { redis: createEngineClient(options.engine ?? createEngine()), backing: 'engine' };
+  return {
+    redis: createEngineClient(options.engine ?? createEngine()),
+    backing: 'engine',
+    label: 'the in-process local engine',
+  };
 }
 
 /**
@@ -82,7 +144,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const env = options.env ?? process.env;
   const fallbackMode = env.NODE_ENV === 'production' ? 'production' : 'development';
   const settings = readSettings(env, fallbackMode);
-  const { redis, backing, durable } = chooseRedis(options, env);
+  const { redis, backing, label, durable, close: closeRedis } = chooseRedis(options, env);
   let service: Service;
   let redisAtStart: 'up' | 'down';
   try {
@@ -90,6 +152,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     redisAtStart = await probeRedis(service.queue);
   } catch (error) {
     durable?.close();
+    await closeRedis?.();
     throw error;
   }
 
@@ -140,6 +203,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   return {
     url: `http://${host}:${address.port}`,
     backing,
+    backingLabel: label,
     service,
     redisAtStart,
     ...(durable === undefined || options.dataFile === undefined
@@ -154,6 +218,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       });
       await sweeping;
       durable?.close();
+      await closeRedis?.();
     },
   };
 }
@@ -169,10 +234,7 @@ async function main(): Promise<void> {
     dataFile: process.env.ENGINE_DATA_FILE ?? DEFAULT_DATA_FILE,
   });
   const { devToken, settings } = server.service;
-  const backing =
-    server.backing === 'upstash'
-      ? `Upstash at ${redactUrl(process.env.UPSTASH_REDIS_REST_URL ?? '')}`
-      : 'the in-process local engine';
+  const backing = server.backingLabel;
   const token = devToken ?? '<one of your API_TOKENS>';
   console.log(`edge-stream-queue listening on ${server.url} (${settings.mode} mode, ${backing})`);
   console.log(`  docs:      ${server.url}/docs`);
@@ -194,7 +256,7 @@ async function main(): Promise<void> {
 }
 
 /** A URL fit for a banner: no user or password. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.username === '' && parsed.password === '') return url;

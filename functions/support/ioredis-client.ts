@@ -4,7 +4,7 @@
  * this adapter stays a plain translation of replies and errors. It cannot cancel a command once
  * written; the deadline wrapper (lib/redis/deadline.ts) stops waiting for it.
  */
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import {
   isAuthFailure,
   RedisAuthError,
@@ -37,6 +37,24 @@ export function createIoredisClient(connection: Redis): RedisClient {
   return {
     evalsha: (sha, keys, args) => guard(() => connection.evalsha(sha, keys.length, ...keys, ...args)),
     eval: (source, keys, args) => guard(() => connection.eval(source, keys.length, ...keys, ...args)),
+  };
+}
+
+/**
+ * Connects to one Redis over TCP (`redis://` or `rediss://`, user and password in the URL).
+ * Reconnecting after a drop is ioredis' job; a call made meanwhile is bounded by the deadline.
+ * @example
+ * const { client, close } = connectIoredis(process.env.REDIS_URL);
+ */
+export function connectIoredis(url: string): { client: RedisClient; close(): Promise<void> } {
+  const connection = new Redis(url, { maxRetriesPerRequest: 1 });
+  // Connection errors reach the calls that fail on them; the client's own event is not a crash.
+  connection.on('error', () => {});
+  return {
+    client: createIoredisClient(connection),
+    close: async () => {
+      connection.disconnect();
+    },
   };
 }
 

@@ -116,6 +116,10 @@ export const MessageInputSchema = z
     attributes: Attributes.optional(),
     delayMs: int(CALL_RULES.delayMs).optional(),
     dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
+    partitionKey: text(LENGTH_RULES.partitionKey, 'partitionKey').optional().openapi({
+      description:
+        'Messages with the same key go to the same partition of a partitioned queue and keep their order there',
+    }),
   })
   .strict()
   .openapi('MessageInput');
@@ -157,6 +161,7 @@ export const GroupStatsSchema = z
 export const QueueStatsSchema = z
   .object({
     name: z.string(),
+    partitions: z.number().int().openapi({ description: 'Partitions the queue is spread over' }),
     length: z.number().int(),
     delayed: z.number().int(),
     deadLetters: z.number().int(),

@@ -1,7 +1,10 @@
 /**
- * Every Redis key the queue uses, and nothing else formats one. A queue's keys share the hash tag
- * `{<queue>}`, and the two global keys (the registry and the sweep cursor) share the hash tag
- * `{registry}`, so every script touches one cluster slot (see docs/queue-design.md).
+ * Every Redis key the queue uses, and nothing else formats one. Each partition of a queue is a
+ * full set of its keys under one hash tag: `{<queue>}` for partition 0 (exactly the keys of a
+ * queue from before partitions existed) and `{<queue>#<p>}` for partition p ≥ 1 (`#` cannot occur
+ * in a name). The two global keys (the registry and the sweep cursor) share the hash tag
+ * `{registry}`. So every script touches one cluster slot, and the partitions of one queue hash to
+ * different slots, spread over a cluster's shards (see docs/queue-design.md).
  */
 
 export interface QueueKeys {
@@ -23,7 +26,8 @@ export interface QueueKeys {
 }
 
 export interface KeySpace {
-  queue(name: string): QueueKeys;
+  /** The keys of one partition of a queue (partition 0 by default). */
+  queue(name: string, partition?: number): QueueKeys;
   /** The set of queue names, for listQueues and the sweep (hash tag `{registry}`). */
   registry: string;
   /** The queue where the last sweep stopped (hash tag `{registry}`, the registry's slot). */
@@ -33,13 +37,14 @@ export interface KeySpace {
 /**
  * @example
  * createKeySpace('q').queue('orders').stream // 'q:{orders}:stream'
+ * createKeySpace('q').queue('orders', 3).stream // 'q:{orders#3}:stream'
  */
 export function createKeySpace(prefix = 'q'): KeySpace {
   return {
     registry: `${prefix}:{registry}:queues`,
     sweepCursor: `${prefix}:{registry}:sweep-cursor`,
-    queue(name) {
-      const base = `${prefix}:{${name}}`;
+    queue(name, partition = 0) {
+      const base = partition === 0 ? `${prefix}:{${name}}` : `${prefix}:{${name}#${partition}}`;
       return {
         stream: `${base}:stream`,
         dlq: `${base}:dlq`,

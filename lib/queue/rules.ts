@@ -32,6 +32,11 @@ export const U64_MAX = '18446744073709551615';
  * @example new RegExp(`^${decimalAtMost('255')}$`).test('256') // false
  */
 export function decimalAtMost(max: string): string {
+  return `(?:0|${positiveDecimalAtMost(max).slice(3)}`;
+}
+
+/** The same for 1..`max`: no zero. */
+export function positiveDecimalAtMost(max: string): string {
   const shorter = max.length > 1 ? `[1-9]\\d{0,${max.length - 2}}|` : '';
   const sameLength: string[] = [];
   for (let i = 0; i < max.length; i++) {
@@ -43,26 +48,39 @@ export function decimalAtMost(max: string): string {
     sameLength.push(`${max.slice(0, i)}${range}${rest > 0 ? `\\d{${rest}}` : ''}`);
   }
   sameLength.push(max);
-  return `(?:0|${shorter}${sameLength.join('|')})`;
+  return `(?:${shorter}${sameLength.join('|')})`;
 }
 
 const U64 = decimalAtMost(U64_MAX);
 
-/** A complete stream id, `<ms>-<seq>`, each half an unsigned 64-bit integer without leading zeros. */
+/** The most partitions a queue can have (lib/queue/partitions.ts spreads a queue over them). */
+export const MAX_PARTITIONS = 256;
+
+/** A partition index as a message id carries it: 1..255 without leading zeros (0 is never written). */
+const PARTITION_SUFFIX = positiveDecimalAtMost(String(MAX_PARTITIONS - 1));
+
+/**
+ * A message id as the queue answers it and takes it back: the Redis stream id `<ms>-<seq>` of a
+ * message in partition 0 (so every id of an unpartitioned queue, and of queues written before
+ * partitions existed, is the plain Redis id), and `<ms>-<seq>-<p>` for a message in partition
+ * p = 1..255. Each half an unsigned 64-bit integer without leading zeros; clients treat ids as
+ * opaque strings (see docs/queue-design.md, "Message ids").
+ */
 export const STREAM_ID_RULE = {
-  pattern: new RegExp(`^${U64}-${U64}$`),
-  text: 'a stream id <ms>-<seq> such as 1700000000000-0, each half an integer from 0 to 2^64-1',
+  pattern: new RegExp(`^${U64}-${U64}(?:-${PARTITION_SUFFIX})?$`),
+  text: 'a message id <ms>-<seq> such as 1700000000000-0 (each half an integer from 0 to 2^64-1), or <ms>-<seq>-<partition> with a partition from 1 to 255',
   example: '1700000000000-0',
 } as const;
 
 /**
- * A range bound as XRANGE and XPENDING take it: `-`, `+`, an id or a bare millisecond time (the
- * sequence then defaults to the first or last of that millisecond), and `(` before either for an
- * exclusive bound.
+ * A range bound as XRANGE and XPENDING take it: `-`, `+`, a message id or a bare millisecond time
+ * (the sequence then defaults to the first or last of that millisecond), and `(` before either for
+ * an exclusive bound. Over a partitioned queue a bound is a position in the order of ids by
+ * (ms, seq, partition).
  */
 export const RANGE_BOUND_RULE = {
-  pattern: new RegExp(`^(?:-|\\+|\\(?${U64}(?:-${U64})?)$`),
-  text: '-, +, a stream id or a millisecond time, optionally after ( for an exclusive bound',
+  pattern: new RegExp(`^(?:-|\\+|\\(?${U64}(?:-${U64}(?:-${PARTITION_SUFFIX})?)?)$`),
+  text: '-, +, a message id or a millisecond time, optionally after ( for an exclusive bound',
 } as const;
 
 /** The group start of XGROUP CREATE: the whole backlog, only new messages, or after an id. */
@@ -101,6 +119,8 @@ export const CALL_RULES = {
 /** String lengths, counted in Unicode code points (what JSON Schema's maxLength counts). */
 export const LENGTH_RULES = {
   dedupId: { min: 1, max: 256 },
+  /** Messages with the same partitionKey land in the same partition (in order, between growths). */
+  partitionKey: { min: 1, max: 256 },
   attributeKey: { min: 0, max: 256 },
 } as const;
 
@@ -161,6 +181,12 @@ interface FieldCommon {
 export interface IntField extends FieldCommon, IntRule {
   readonly kind: 'int';
   readonly default: number;
+  /**
+   * Set for a field stored when the queue is created instead of read from the deployment's
+   * default on every call (`partitions`: changing QUEUE_PARTITIONS must not re-spread existing
+   * queues). A stored record without the field means this value (queues older than the field).
+   */
+  readonly pinned?: number;
 }
 
 export interface EnumField<V extends string = string> extends FieldCommon {
@@ -221,6 +247,16 @@ export const CONFIG_FIELDS = {
     default: HOUR,
     env: 'QUEUE_CONSUMER_IDLE_MS',
     description: 'A consumer with nothing pending, idle this long, is removed by the sweep.',
+  },
+  partitions: {
+    kind: 'int',
+    min: 1,
+    max: MAX_PARTITIONS,
+    default: 1,
+    env: 'QUEUE_PARTITIONS',
+    pinned: 1,
+    description:
+      'How many partitions (each a full set of keys under its own hash tag, so its own cluster slot) the queue is spread over. May grow, never shrink (a smaller value answers 409). The default applies when a queue is created; a queue from before partitions existed has 1.',
   },
   maxInFlightPerConsumer: {
     kind: 'int',

@@ -1,30 +1,58 @@
 /**
  * The queue: `createQueueService` binds the Lua scripts to a Redis seam, a clock and the config
  * defaults. Every operation validates its input first (a rejected call touches nothing), then
- * runs one script — one atomic Redis round trip — and every script touches one cluster slot.
+ * runs one script per partition it touches — one atomic Redis round trip each — and every script
+ * touches one cluster slot. A queue of one partition (the default) is exactly the queue from
+ * before partitions: one round trip per operation.
+ *
+ * Partitions (lib/queue/partitions.ts, docs/queue-design.md): partition 0 holds the queue's
+ * config record and its partition count; every other partition holds a copy of the config and
+ * the same groups. The service remembers each queue's partition count as the scripts report it
+ * (every reply that routes by it carries it), so routing costs no extra round trip; a count that
+ * is behind only delays delivery from new partitions, since partitions are never removed.
+ *
  * Registration is separate: produce, configure and createGroup report when the queue's config
- * lacks its `registered` marker, and the service then adds the name to the registry and sets the
- * marker (two more calls, once per queue). deleteQueue and sweep also read a queue's group names
- * first and update the registry after, and redrive-all repeats its script until the dead letters
- * are gone.
+ * lacks its `registered` marker, and the service then makes the other partitions, adds the name
+ * to the registry and sets the marker (once per queue). deleteQueue and sweep also read a queue's
+ * group names first and update the registry after, and redrive-all repeats its script until the
+ * dead letters are gone.
  */
 import type { Clock } from '../clock.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { decodeDeadLetter, decodeMessage } from './codec.ts';
-import { configFromStored } from './config.ts';
-import { QueueError, QueueErrorCode } from './errors.ts';
+import { configFromStored, storedDefaults } from './config.ts';
+import { isQueueError, QueueError, QueueErrorCode } from './errors.ts';
 import { createKeySpace, type QueueKeys } from './keys.ts';
 import {
+  byPartition,
+  compareIds,
+  decodeId,
+  encodeId,
+  partitionBound,
+  partitionOf,
+  partitionStart,
+} from './partitions.ts';
+import {
   CALL_RULES,
+  CONFIG_FIELDS,
   DEFAULT_CONFIG,
   DEFAULT_LIMITS,
   type Limits,
+  MAX_PARTITIONS,
   type QueueConfig,
   U64_MAX,
 } from './rules.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { scripts } from './scripts.generated.ts';
-import type { Message, QueueService, QueueStats, SweepReport } from './types.ts';
+import type {
+  DeadLetter,
+  GroupStats,
+  Message,
+  PendingEntry,
+  QueueService,
+  QueueStats,
+  SweepReport,
+} from './types.ts';
 import {
   checkBound,
   checkConfigPatch,
@@ -44,6 +72,11 @@ export interface QueueServiceOptions {
   limits?: Partial<Limits>;
   /** Prefix of every key; tests give each run its own. Default `q`. */
   keyPrefix?: string;
+  /**
+   * Where this instance starts rotating over partitions (produce spread, consume order): a number
+   * in [0, 1). Random by default, so many stateless instances do not all start at partition 0.
+   */
+  random?: () => number;
 }
 
 const DEFAULT_SWEEP_BUDGET = 10_000;
@@ -66,6 +99,36 @@ function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string }
   return { lease: k.lease(group), meta: k.groupMeta(group) };
 }
 
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+}
+
+/** What partition 0 says a partition must hold: its overrides (with their version) and groups. */
+interface PartitionBase {
+  record: readonly string[];
+  groups: readonly string[];
+}
+
+/** The overrides of a stored record a copy takes, and their version. */
+function copyOf(record: readonly string[]): { version: number; overrides: Record<string, string> } {
+  const overrides: Record<string, string> = {};
+  let version = 0;
+  for (let i = 0; i + 1 < record.length; i += 2) {
+    const name = record[i] as string;
+    const value = record[i + 1] as string;
+    if (name === 'version') version = Number(value) || 0;
+    else if (name !== 'partitions' && Object.hasOwn(CONFIG_FIELDS, name)) overrides[name] = value;
+  }
+  return { version, overrides };
+}
+
+function recordPartitions(record: readonly string[]): number {
+  for (let i = 0; i + 1 < record.length; i += 2) {
+    if (record[i] === 'partitions') return Number(record[i + 1]) || 1;
+  }
+  return 1;
+}
+
 /**
  * @example
  * const queue = createQueueService({ redis: createUpstashClient({ url, token }), clock: systemClock });
@@ -74,61 +137,216 @@ function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string }
 export function createQueueService(options: QueueServiceOptions): QueueService {
   const { clock } = options;
   const defaults: QueueConfig = { ...DEFAULT_CONFIG, ...checkConfigPatch(options.defaults ?? {}) };
+  // What the scripts lay stored overrides over: a record without `partitions` means 1.
+  const scriptDefaults = storedDefaults(defaults);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const space = createKeySpace(options.keyPrefix);
   const run = createScriptRunner(options.redis);
   const now = (): number => Math.floor(clock.now());
+  const random = options.random ?? Math.random;
+
+  /** Each queue's partition count as last reported; partition 0's word is final, a copy's only raises it. */
+  const known = new Map<string, number>();
+  function learn(queue: string, partitions: number, fromPartition0: boolean): number {
+    const before = known.get(queue);
+    const next = fromPartition0 || before === undefined ? partitions : Math.max(before, partitions);
+    known.set(queue, next);
+    return next;
+  }
+
+  /** Per queue (produce) or queue and group (consume): where the next call starts rotating. */
+  const rotation = new Map<string, number>();
+  function rotate(key: string): number {
+    const at = rotation.get(key) ?? Math.floor(random() * MAX_PARTITIONS);
+    rotation.set(key, (at + 1) % (MAX_PARTITIONS * 1024));
+    return at;
+  }
+
+  const keysOf = (queue: string, partition: number): QueueKeys => space.queue(queue, partition);
+
+  /** Partition 0's config record; QUEUE_NOT_FOUND when the queue does not exist. */
+  async function readRecord(queue: string): Promise<readonly string[]> {
+    const { exists, record } = await run(scripts.configGet, { config: keysOf(queue, 0).config }, {});
+    if (!exists) throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${queue}" does not exist`);
+    learn(queue, recordPartitions(record), true);
+    return record;
+  }
+
+  async function readBase(queue: string): Promise<PartitionBase> {
+    const record = await readRecord(queue);
+    const k = keysOf(queue, 0);
+    const { names } = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    return { record, groups: names };
+  }
 
   /**
-   * Adds the queue to the registry, then marks its config registered; a script reported the marker
-   * missing. Best effort: the operation itself succeeded, and a failure (or a crash) between the
-   * steps leaves the marker unset, so the queue's next produce/configure/createGroup retries.
+   * Makes partitions what partition 0 says they are (partition-sync): a copy of the config, the
+   * partition count, and — for `withGroups` — the groups, created at the start of the partition.
    */
-  async function register(queue: string, unregistered: boolean): Promise<void> {
+  async function syncPartitions(
+    queue: string,
+    partitions: readonly number[],
+    count: number,
+    base: PartitionBase,
+    groups: readonly string[],
+    marked = base.record.includes('registered'),
+  ): Promise<void> {
+    if (partitions.length === 0) return;
+    const { version, overrides } = copyOf(base.record);
+    const registered = marked ? 1 : 0;
+    await Promise.all(
+      partitions.map((p) => {
+        const k = keysOf(queue, p);
+        return run(
+          scripts.partitionSync,
+          { config: k.config, stream: k.stream },
+          { version, partitions: count, registered, record: overrides, groups: [...groups] },
+        );
+      }),
+    );
+  }
+
+  /**
+   * Runs a call on partition `p`. A partition other than 0 that does not exist (a count learned
+   * from a queue since deleted, or a partition whose making was interrupted) is looked up on
+   * partition 0: made when the queue has it, else the call answers `absent`.
+   */
+  async function onPartition<R>(
+    queue: string,
+    p: number,
+    call: () => Promise<R>,
+    absent: () => R,
+  ): Promise<R> {
+    try {
+      return await call();
+    } catch (error) {
+      if (p === 0 || !isQueueError(error, QueueErrorCode.queueNotFound)) throw error;
+      const base = await readBase(queue);
+      const count = recordPartitions(base.record);
+      if (p >= count) return absent();
+      await syncPartitions(queue, [p], count, base, base.groups);
+      return call();
+    }
+  }
+
+  /**
+   * Registers a queue a partition reported unregistered: adds it to the registry, makes (or
+   * re-marks) its other partitions, then marks partition 0's config registered. Best effort: the
+   * operation itself succeeded, and a failure (or a crash) between the steps leaves a marker
+   * unset, so the queue's next produce/configure/createGroup retries. Partition 0's marker is set
+   * last.
+   */
+  async function register(
+    queue: string,
+    unregistered: boolean,
+    partitions: number,
+    base?: PartitionBase,
+  ): Promise<void> {
     if (!unregistered) return;
     try {
       await run(scripts.registryAdd, { registry: space.registry }, { queue });
-      await run(scripts.queueMark, { config: space.queue(queue).config }, {});
+      if (partitions > 1) {
+        const known0 = base ?? (await readBase(queue));
+        await syncPartitions(queue, range(1, partitions), partitions, known0, known0.groups, true);
+      }
+      await run(scripts.queueMark, { config: keysOf(queue, 0).config }, {});
     } catch {
       // Healed by the next call on this queue.
     }
   }
 
-  /** Removes the name from the registry, then clears the marker of a queue re-created meanwhile. */
+  /**
+   * Clears the `registered` marker of every partition of a queue re-created meanwhile (the name
+   * just left the registry), so whichever partition its next call reaches registers it again.
+   */
+  async function unmark(queue: string): Promise<void> {
+    const { partitions } = await run(scripts.queueUnmark, { config: keysOf(queue, 0).config }, {});
+    await Promise.all(
+      range(1, partitions).map((p) => run(scripts.queueUnmark, { config: keysOf(queue, p).config }, {})),
+    );
+  }
+
+  /** Removes the name from the registry, then clears the markers of a queue re-created meanwhile. */
   async function unregister(queue: string): Promise<void> {
     await run(scripts.registryRemove, { registry: space.registry }, { queue });
-    await run(scripts.queueUnmark, { config: space.queue(queue).config }, {});
+    await unmark(queue);
   }
 
-  async function groupNames(queue: string): Promise<string[]> {
-    return (await run(scripts.groups, { stream: space.queue(queue).stream }, {})).names;
+  async function groupsOf(queue: string): Promise<{ partitions: number; names: string[] }> {
+    const k = keysOf(queue, 0);
+    const reply = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    learn(queue, reply.partitions, true);
+    return reply;
   }
 
-  function delivered(items: readonly { id: string; deliveries: number; fields: string[] }[]): Message[] {
-    return items.map(({ id, deliveries, fields }) => decodeMessage(id, fields, deliveries));
+  function delivered(
+    items: readonly { id: string; deliveries: number; fields: string[] }[],
+    p: number,
+  ): Message[] {
+    return items.map(({ id, deliveries, fields }) => decodeMessage(encodeId(id, p), fields, deliveries));
   }
 
   function count(value: number | undefined): number {
     return checkInt(value ?? DEFAULT_PAGE, 'count', CALL_RULES.count);
   }
 
+  /** Partitions 1..count-1 of a call that covers the whole queue, once partition 0 answered. */
+  function rest<R>(queue: string, partitions: number, call: (p: number) => Promise<R>, absent: () => R) {
+    return Promise.all(range(1, partitions).map((p) => onPartition(queue, p, () => call(p), absent)));
+  }
+
+  /** Runs a per-partition call on the partitions of `ids`; results in partition order. */
+  async function perIdPartition<R>(
+    queue: string,
+    ids: readonly string[],
+    call: (p: number, raw: string[]) => Promise<R>,
+    absent: (raw: string[]) => R,
+  ): Promise<{ p: number; raw: string[]; result: R }[]> {
+    const groups = [...byPartition(ids)].sort(([a], [b]) => a - b);
+    return Promise.all(
+      groups.map(async ([p, raw]) => ({
+        p,
+        raw,
+        result: await onPartition(
+          queue,
+          p,
+          () => call(p, raw),
+          () => absent(raw),
+        ),
+      })),
+    );
+  }
+
   const service: QueueService = {
     async configure(queue, patch) {
       checkName('queue', queue);
-      const checked = checkConfigPatch(patch);
-      const { unregistered, record } = await run(
+      const { partitions: grow, ...fields } = checkConfigPatch(patch);
+      const k = keysOf(queue, 0);
+      const reply = await run(
         scripts.configure,
-        { config: space.queue(queue).config },
-        { queue, patch: checked },
+        { config: k.config, stream: k.stream },
+        { queue, patch: fields, create: grow ?? defaults.partitions, grow: grow ?? 0 },
+        { subject: { queue } },
       );
-      await register(queue, unregistered);
-      return configFromStored(record, defaults);
+      const stored = learn(queue, reply.partitions, true);
+      const base: PartitionBase = { record: reply.record, groups: reply.groups };
+      if (reply.unregistered) {
+        await register(queue, true, stored, base);
+      } else if (Object.keys(fields).length > 0) {
+        // Copies of the new overrides (a copy takes only a newer version, so racing configures converge).
+        await syncPartitions(queue, range(1, stored), stored, base, []);
+      }
+      let partitions = stored;
+      if (grow !== undefined && grow > stored) partitions = await growPartitions(queue, stored, grow, base);
+      return { ...configFromStored(reply.record, defaults), partitions };
     },
 
     async getConfig(queue) {
       checkName('queue', queue);
-      const { exists, record } = await run(scripts.configGet, { config: space.queue(queue).config }, {});
-      return exists ? configFromStored(record, defaults) : null;
+      const { exists, record } = await run(scripts.configGet, { config: keysOf(queue, 0).config }, {});
+      if (!exists) return null;
+      learn(queue, recordPartitions(record), true);
+      return configFromStored(record, defaults);
     },
 
     async listQueues() {
@@ -143,44 +361,107 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
     async deleteQueue(queue) {
       checkName('queue', queue);
-      const k = space.queue(queue);
-      const groups = (await groupNames(queue)).map((group) => groupKeys(k, group));
-      const { existed } = await run(
-        scripts.queueDelete,
-        {
-          stream: k.stream,
-          dlq: k.dlq,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          groups,
-        },
-        {},
-      );
+      const { partitions, names } = await groupsOf(queue);
+      const remove = async (p: number) => {
+        const k = keysOf(queue, p);
+        const { existed } = await run(
+          scripts.queueDelete,
+          {
+            stream: k.stream,
+            dlq: k.dlq,
+            delayed: k.delayed,
+            delayedData: k.delayedData,
+            config: k.config,
+            groups: names.map((group) => groupKeys(k, group)),
+          },
+          {},
+        );
+        return existed;
+      };
+      // The other partitions first: partition 0's record, which names them, goes last.
+      await Promise.all(range(1, partitions).map(remove));
+      const existed = await remove(0);
       await unregister(queue);
+      known.delete(queue);
       return existed;
     },
 
     async produce(queue, input) {
       checkName('queue', queue);
       const encoded = encodeMessages(input, limits);
-      const k = space.queue(queue);
-      const dedup: string[] = [];
-      const messages = encoded.map((message) => {
-        if (message.dedupId !== undefined) dedup.push(k.dedup(message.dedupId));
-        return {
-          body: message.body,
-          attributes: message.attributes,
-          delayMs: message.delayMs,
-          dedupKey: message.dedupId === undefined ? 0 : dedup.length,
-        };
-      });
-      const { unregistered, ids } = await run(
-        scripts.produce,
-        { stream: k.stream, delayed: k.delayed, delayedData: k.delayedData, config: k.config, dedup },
-        { queue, now: now(), config: defaults, messages },
-      );
-      await register(queue, unregistered);
+      const ids: string[] = new Array(encoded.length);
+      let waiting = encoded.map((_, i) => i);
+      for (let attempt = 0; waiting.length > 0; attempt++) {
+        if (attempt > MAX_PARTITIONS) {
+          throw new QueueError(QueueErrorCode.redisError, 'produce could not settle the partition count');
+        }
+        const partitions = known.get(queue) ?? 1;
+        // Unkeyed messages of one call share one partition: one round trip, order kept within it.
+        const spread = partitions > 1 ? rotate(queue) % partitions : 0;
+        const routed = new Map<number, { indexes: number[]; keyed: boolean }>();
+        for (const i of waiting) {
+          const message = encoded[i] as (typeof encoded)[number];
+          const key = message.partitionKey ?? message.dedupId;
+          const p = key === undefined ? spread : partitionOf(key, partitions);
+          const batch = routed.get(p) ?? { indexes: [], keyed: false };
+          batch.indexes.push(i);
+          if (key !== undefined) batch.keyed = true;
+          routed.set(p, batch);
+        }
+        const outcomes = await Promise.all(
+          [...routed].map(async ([p, batch]) => {
+            const k = keysOf(queue, p);
+            const dedup: string[] = [];
+            const messages = batch.indexes.map((i) => {
+              const message = encoded[i] as (typeof encoded)[number];
+              if (message.dedupId !== undefined) dedup.push(k.dedup(message.dedupId));
+              return {
+                body: message.body,
+                attributes: message.attributes,
+                delayMs: message.delayMs,
+                dedupKey: message.dedupId === undefined ? 0 : dedup.length,
+              };
+            });
+            try {
+              const reply = await run(
+                scripts.produce,
+                { stream: k.stream, delayed: k.delayed, delayedData: k.delayedData, config: k.config, dedup },
+                {
+                  queue,
+                  now: now(),
+                  config: scriptDefaults,
+                  create: p === 0 ? defaults.partitions : 0,
+                  known: partitions,
+                  keyed: batch.keyed ? 1 : 0,
+                  messages,
+                },
+              );
+              const count = learn(queue, reply.partitions, p === 0);
+              await register(queue, reply.unregistered, count);
+              if (reply.rerouted) return batch.indexes;
+              reply.ids.forEach((id, j) => {
+                ids[batch.indexes[j] as number] = encodeId(id, p);
+              });
+              return [];
+            } catch (error) {
+              if (p === 0 || !isQueueError(error, QueueErrorCode.queueNotFound)) throw error;
+              // A partition this instance believed in is missing: ask partition 0, make it if the
+              // queue has it, and route these messages again (to partition 0 alone when the queue
+              // itself is gone: deleted since, so this produce creates it anew).
+              try {
+                const base = await readBase(queue);
+                const count = recordPartitions(base.record);
+                if (p < count) await syncPartitions(queue, [p], count, base, base.groups);
+              } catch (missing) {
+                if (!isQueueError(missing, QueueErrorCode.queueNotFound)) throw missing;
+                known.delete(queue);
+              }
+              return batch.indexes;
+            }
+          }),
+        );
+        waiting = outcomes.flat().sort((a, b) => a - b);
+      }
       return ids;
     },
 
@@ -188,42 +469,70 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const from = checkBound(options.start ?? '-', 'start');
       const to = checkBound(options.end ?? '+', 'end');
-      const k = space.queue(queue);
-      // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist: read one
-      // entry (XRANGE COUNT 0 answers nil) and drop it.
-      const empty = emptyRange(from, to);
-      const range = empty ? { from: '-', to: '+', count: 1 } : { from, to, count: count(options.count) };
-      const { entries } = await run(scripts.browse, { stream: k.stream, config: k.config }, range, {
-        subject: { queue },
-      });
-      return empty ? [] : entries.map(({ id, fields }) => decodeMessage(id, fields, 0));
+      const n = count(options.count);
+      const read = async (p: number) => {
+        const start = partitionBound(from, 'start', p);
+        const end = partitionBound(to, 'end', p);
+        // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist: read one
+        // entry of partition 0 (XRANGE COUNT 0 answers nil) and drop it.
+        const empty = emptyRange(start, end);
+        if (empty && p > 0) return { partitions: 0, messages: [] as Message[] };
+        const k = keysOf(queue, p);
+        const reply = await run(
+          scripts.browse,
+          { stream: k.stream, config: k.config },
+          empty ? { from: '-', to: '+', count: 1 } : { from: start, to: end, count: n },
+          { subject: { queue } },
+        );
+        const messages = empty
+          ? []
+          : reply.entries.map(({ id, fields }) => decodeMessage(encodeId(id, p), fields, 0));
+        return { partitions: reply.partitions, messages };
+      };
+      const first = await read(0);
+      const partitions = learn(queue, first.partitions, true);
+      const others = await rest(queue, partitions, read, () => ({ partitions: 0, messages: [] }));
+      return merged(
+        [first, ...others].flatMap((r) => r.messages),
+        n,
+      );
     },
 
     async createGroup(queue, group, start) {
       checkName('queue', queue);
       checkName('group', group);
       checkGroupStart(start);
-      const k = space.queue(queue);
-      const { created, unregistered } = await run(
-        scripts.groupCreate,
-        { stream: k.stream, config: k.config },
-        { queue, group, start },
-      );
-      await register(queue, unregistered);
-      return { created };
+      const create = (p: number) => {
+        const k = keysOf(queue, p);
+        return run(
+          scripts.groupCreate,
+          { stream: k.stream, config: k.config },
+          { queue, group, start: partitionStart(start, p), create: p === 0 ? defaults.partitions : 0 },
+        );
+      };
+      const first = await create(0);
+      const partitions = learn(queue, first.partitions, true);
+      await register(queue, first.unregistered, partitions);
+      await rest(queue, partitions, create, () => first);
+      return { created: first.created };
     },
 
     async deleteGroup(queue, group) {
       checkName('queue', queue);
       checkName('group', group);
-      const k = space.queue(queue);
-      const { deleted } = await run(
-        scripts.groupDelete,
-        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-        { group },
-        { subject: { queue, group } },
-      );
-      return deleted;
+      const remove = (p: number) => {
+        const k = keysOf(queue, p);
+        return run(
+          scripts.groupDelete,
+          { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+          { group },
+          { subject: { queue, group } },
+        );
+      };
+      const first = await remove(0);
+      const partitions = learn(queue, first.partitions, true);
+      await rest(queue, partitions, remove, () => first);
+      return first.deleted;
     },
 
     async consume(queue, group, consumer, n) {
@@ -231,35 +540,72 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('group', group);
       checkName('consumer', consumer);
       checkInt(n, 'count', CALL_RULES.count);
-      const k = space.queue(queue);
-      const { messages } = await run(
-        scripts.consume,
-        {
-          stream: k.stream,
-          dlq: k.dlq,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          ...groupKeys(k, group),
-        },
-        { group, consumer, count: n, now: now(), config: defaults },
-        { subject: { queue, group } },
-      );
-      return delivered(messages);
+      // Partitions in a rotating order, so each in turn is tried first: none starves while others
+      // have messages. An instance that does not know the count yet starts at partition 0.
+      const partitions = known.get(queue);
+      const first = partitions === undefined ? 0 : rotate(`${queue}\n${group}`) % partitions;
+      const order = partitions === undefined ? [0] : [...range(first, partitions), ...range(0, first)];
+      let seen = partitions ?? 1;
+      const out: Message[] = [];
+      for (let i = 0; i < order.length && out.length < n; i++) {
+        const p = order[i] as number;
+        const k = keysOf(queue, p);
+        const call = () =>
+          run(
+            scripts.consume,
+            {
+              stream: k.stream,
+              dlq: k.dlq,
+              delayed: k.delayed,
+              delayedData: k.delayedData,
+              config: k.config,
+              ...groupKeys(k, group),
+            },
+            { group, consumer, count: n - out.length, now: now(), config: scriptDefaults },
+            { subject: { queue, group } },
+          );
+        let reply: Awaited<ReturnType<typeof call>> | undefined;
+        try {
+          reply = await onPartition(queue, p, call, () => undefined);
+        } catch (error) {
+          // A partition made during a growth lacks a group created meanwhile until the growth adds
+          // it there: skip it. Partition 0, which every full pass reaches, decides whether the
+          // group exists (it answers GROUP_NOT_FOUND itself when it does not).
+          if (p === 0 || !isQueueError(error, QueueErrorCode.groupNotFound)) throw error;
+          continue;
+        }
+        if (reply === undefined) continue;
+        out.push(...delivered(reply.messages, p));
+        const count = learn(queue, reply.partitions, p === 0);
+        if (count > seen) {
+          // Partitions this call did not know of: try them after the ones it planned.
+          order.push(...range(seen, count));
+          seen = count;
+        }
+      }
+      return out;
     },
 
     async ack(queue, group, ids) {
       checkName('queue', queue);
       checkName('group', group);
       const checked = checkIds(ids);
-      const k = space.queue(queue);
-      const { acked } = await run(
-        scripts.ack,
-        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-        { group, ids: checked },
-        { subject: { queue, group } },
+      const parts = await perIdPartition(
+        queue,
+        checked,
+        async (p, raw) => {
+          const k = keysOf(queue, p);
+          const { acked } = await run(
+            scripts.ack,
+            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { group, ids: raw },
+            { subject: { queue, group } },
+          );
+          return acked;
+        },
+        () => 0,
       );
-      return acked;
+      return parts.reduce((sum, part) => sum + part.result, 0);
     },
 
     async nack(queue, group, ids, delayMs) {
@@ -267,14 +613,22 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('group', group);
       const checked = checkIds(ids);
       checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
-      const k = space.queue(queue);
-      const { requeued } = await run(
-        scripts.nack,
-        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-        { group, now: now(), delayMs, ids: checked },
-        { subject: { queue, group } },
+      const parts = await perIdPartition(
+        queue,
+        checked,
+        async (p, raw) => {
+          const k = keysOf(queue, p);
+          const { requeued } = await run(
+            scripts.nack,
+            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { group, now: now(), delayMs, ids: raw },
+            { subject: { queue, group } },
+          );
+          return requeued;
+        },
+        () => 0,
       );
-      return requeued;
+      return parts.reduce((sum, part) => sum + part.result, 0);
     },
 
     async extend(queue, group, consumer, ids) {
@@ -282,13 +636,38 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('group', group);
       checkName('consumer', consumer);
       const checked = checkIds(ids);
-      const k = space.queue(queue);
-      return run(
-        scripts.extend,
-        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-        { group, consumer, now: now(), config: defaults, ids: checked },
-        { subject: { queue, group } },
+      const parts = await perIdPartition(
+        queue,
+        checked,
+        (p, raw) => {
+          const k = keysOf(queue, p);
+          return run(
+            scripts.extend,
+            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { group, consumer, now: now(), config: scriptDefaults, ids: raw },
+            { subject: { queue, group } },
+          );
+        },
+        (raw) => ({ extended: [], lost: raw }),
       );
+      // Each partition answers its ids in order, each either extended or lost: read them back in
+      // the order the ids were given.
+      const cursors = new Map(parts.map(({ p, result }) => [p, { ...result, e: 0, l: 0 }]));
+      const extended: string[] = [];
+      const lost: string[] = [];
+      for (const id of checked) {
+        const { raw, partition } = decodeId(id);
+        const part = cursors.get(partition);
+        if (part === undefined) continue;
+        if (part.extended[part.e] === raw) {
+          part.e++;
+          extended.push(id);
+        } else {
+          part.l++;
+          lost.push(id);
+        }
+      }
+      return { extended, lost };
     },
 
     async reclaim(queue, group, consumer, options) {
@@ -297,32 +676,94 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('consumer', consumer);
       const minIdleMs = checkInt(options.minIdleMs, 'minIdleMs', CALL_RULES.minIdleMs);
       const n = count(options.count);
-      const cursor = checkId(options.cursor ?? '0-0', 'cursor');
-      const k = space.queue(queue);
-      const reply = await run(
-        scripts.reclaim,
-        { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
-        { group, consumer, now: now(), minIdleMs, count: n, cursor, config: defaults },
-        { subject: { queue, group } },
-      );
-      return { cursor: reply.cursor, messages: delivered(reply.messages), deleted: reply.deleted };
+      const cursor = decodeId(checkId(options.cursor ?? '0-0', 'cursor'));
+      const messages: Message[] = [];
+      const deleted: string[] = [];
+      let partitions = Math.max(known.get(queue) ?? 1, cursor.partition + 1);
+      // The PEL of each partition in turn, from the cursor's partition on, until count is reached.
+      for (let p = cursor.partition, from = cursor.raw; p < partitions; p++, from = '0-0') {
+        const k = keysOf(queue, p);
+        const reply = await onPartition(
+          queue,
+          p,
+          () =>
+            run(
+              scripts.reclaim,
+              { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
+              {
+                group,
+                consumer,
+                now: now(),
+                minIdleMs,
+                count: n - messages.length,
+                cursor: from,
+                config: scriptDefaults,
+              },
+              { subject: { queue, group } },
+            ),
+          () => undefined,
+        );
+        if (reply === undefined) continue;
+        partitions = Math.max(partitions, learn(queue, reply.partitions, p === 0));
+        messages.push(...delivered(reply.messages, p));
+        deleted.push(...reply.deleted.map((id) => encodeId(id, p)));
+        if (reply.cursor !== '0-0') return { cursor: encodeId(reply.cursor, p), messages, deleted };
+        if (messages.length >= n && p + 1 < partitions) {
+          return { cursor: encodeId('0-0', p + 1), messages, deleted };
+        }
+      }
+      return { cursor: '0-0', messages, deleted };
     },
 
     async pendingSummary(queue, group) {
       checkName('queue', queue);
       checkName('group', group);
-      const k = space.queue(queue);
-      const reply = await run(
-        scripts.pendingSummary,
-        { stream: k.stream, config: k.config },
-        { group },
-        { subject: { queue, group } },
-      );
+      const read = async (p: number) => {
+        const k = keysOf(queue, p);
+        const reply = await run(
+          scripts.pendingSummary,
+          { stream: k.stream, config: k.config },
+          { group },
+          { subject: { queue, group } },
+        );
+        return {
+          partitions: reply.partitions,
+          pending: reply.pending,
+          minId: reply.minId === null ? null : encodeId(reply.minId, p),
+          maxId: reply.maxId === null ? null : encodeId(reply.maxId, p),
+          consumers: reply.consumers ?? [],
+        };
+      };
+      const first = await read(0);
+      const partitions = learn(queue, first.partitions, true);
+      if (partitions === 1) {
+        return { pending: first.pending, minId: first.minId, maxId: first.maxId, consumers: first.consumers };
+      }
+      const all = [
+        first,
+        ...(await rest(queue, partitions, read, () => ({
+          ...first,
+          pending: 0,
+          minId: null,
+          maxId: null,
+          consumers: [],
+        }))),
+      ];
+      const held = new Map<string, number>();
+      let minId: string | null = null;
+      let maxId: string | null = null;
+      for (const part of all) {
+        for (const { name, pending } of part.consumers) held.set(name, (held.get(name) ?? 0) + pending);
+        if (part.minId !== null && (minId === null || compareIds(part.minId, minId) < 0)) minId = part.minId;
+        if (part.maxId !== null && (maxId === null || compareIds(part.maxId, maxId) > 0)) maxId = part.maxId;
+      }
       return {
-        pending: reply.pending,
-        minId: reply.minId,
-        maxId: reply.maxId,
-        consumers: reply.consumers ?? [],
+        pending: all.reduce((sum, part) => sum + part.pending, 0),
+        minId,
+        maxId,
+        consumers: [...held]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([name, pending]) => ({ name, pending })),
       };
     },
 
@@ -334,82 +775,179 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const n = count(options.count);
       if (options.consumer !== undefined) checkName('consumer', options.consumer);
       const minIdleMs = checkInt(options.minIdleMs ?? 0, 'minIdleMs', CALL_RULES.minIdleMs);
-      const k = space.queue(queue);
-      const { entries } = await run(
-        scripts.pendingRange,
-        { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-        {
-          group,
-          now: now(),
-          // An empty range still answers GROUP_NOT_FOUND for a group that does not exist.
-          ...(emptyRange(from, to) ? { from: '-', to: '+', count: 0 } : { from, to, count: n }),
-          consumer: options.consumer ?? '',
-          minIdleMs,
-          config: defaults,
-        },
-        { subject: { queue, group } },
+      const read = async (p: number) => {
+        const start = partitionBound(from, 'start', p);
+        const end = partitionBound(to, 'end', p);
+        const empty = emptyRange(start, end);
+        if (empty && p > 0) return { partitions: 0, entries: [] as PendingEntry[] };
+        const k = keysOf(queue, p);
+        const reply = await run(
+          scripts.pendingRange,
+          { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+          {
+            group,
+            now: now(),
+            // An empty range still answers GROUP_NOT_FOUND for a group that does not exist.
+            ...(empty ? { from: '-', to: '+', count: 0 } : { from: start, to: end, count: n }),
+            consumer: options.consumer ?? '',
+            minIdleMs,
+            config: scriptDefaults,
+          },
+          { subject: { queue, group } },
+        );
+        return {
+          partitions: reply.partitions,
+          entries: reply.entries.map((entry) => ({ ...entry, id: encodeId(entry.id, p) })),
+        };
+      };
+      const first = await read(0);
+      const partitions = learn(queue, first.partitions, true);
+      const others = await rest(queue, partitions, read, () => ({ partitions: 0, entries: [] }));
+      return merged(
+        [first, ...others].flatMap((r) => r.entries),
+        n,
       );
-      return entries;
     },
 
     async listDeadLetters(queue, options) {
       checkName('queue', queue);
       const n = count(options.count);
-      const from = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
-      const { entries } = await run(scripts.dlqList, { dlq: space.queue(queue).dlq }, { from, count: n + 1 });
-      const page = entries.slice(0, n).map(({ id, fields }) => decodeDeadLetter(id, fields));
-      return { deadLetters: page, cursor: entries[n]?.id ?? null };
+      const cursor = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
+      const read = async (p: number) => {
+        const k = keysOf(queue, p);
+        const reply = await run(
+          scripts.dlqList,
+          { dlq: k.dlq, config: k.config },
+          { from: partitionBound(cursor, 'start', p), count: n + 1 },
+        );
+        return {
+          partitions: reply.partitions,
+          entries: reply.entries.map(({ id, fields }): DeadLetter => {
+            const letter = decodeDeadLetter(encodeId(id, p), fields);
+            const from = letter.deadLetteredFrom;
+            return { ...letter, deadLetteredFrom: from === '' ? from : encodeId(from, p) };
+          }),
+        };
+      };
+      const first = await read(0);
+      const partitions = learn(queue, first.partitions, true);
+      const others = await rest(queue, partitions, read, () => ({ partitions: 0, entries: [] }));
+      const all = merged(
+        [first, ...others].flatMap((r) => r.entries),
+        n + 1,
+      );
+      return { deadLetters: all.slice(0, n), cursor: all[n]?.id ?? null };
     },
 
     async redrive(queue, selection) {
       checkName('queue', queue);
-      const k = space.queue(queue);
-      const keys = { stream: k.stream, dlq: k.dlq };
+      const keys = (p: number) => {
+        const k = keysOf(queue, p);
+        return { stream: k.stream, dlq: k.dlq, config: k.config };
+      };
       if ('all' in selection) {
         if (selection.all !== true) throw new QueueError(QueueErrorCode.invalidArgument, 'all must be true');
-        let total = 0;
-        for (;;) {
-          const { redriven, more } = await run(scripts.redrive, keys, {
-            mode: 'all',
-            limit: REDRIVE_BATCH,
-            ids: [],
-          });
-          total += redriven;
-          if (!more || redriven === 0) return total;
-        }
+        const drain = async (p: number) => {
+          let total = 0;
+          for (;;) {
+            const reply = await run(scripts.redrive, keys(p), { mode: 'all', limit: REDRIVE_BATCH, ids: [] });
+            if (p === 0) learn(queue, reply.partitions, true);
+            total += reply.redriven;
+            if (!reply.more || reply.redriven === 0) return total;
+          }
+        };
+        const first = await drain(0);
+        const others = await rest(queue, known.get(queue) ?? 1, drain, () => 0);
+        return others.reduce((sum, n) => sum + n, first);
       }
       const ids = checkIds(selection.ids);
-      const { redriven } = await run(scripts.redrive, keys, { mode: 'ids', limit: 0, ids });
-      return redriven;
+      const parts = await perIdPartition(
+        queue,
+        ids,
+        async (p, raw) => (await run(scripts.redrive, keys(p), { mode: 'ids', limit: 0, ids: raw })).redriven,
+        () => 0,
+      );
+      return parts.reduce((sum, part) => sum + part.result, 0);
     },
 
     async purgeDeadLetters(queue) {
       checkName('queue', queue);
-      return (await run(scripts.purge, { dlq: space.queue(queue).dlq }, {})).purged;
+      const purge = async (p: number) => {
+        const k = keysOf(queue, p);
+        return run(scripts.purge, { dlq: k.dlq, config: k.config }, {});
+      };
+      const first = await purge(0);
+      const partitions = learn(queue, first.partitions, true);
+      const others = await rest(queue, partitions, purge, () => ({ purged: 0, partitions }));
+      return others.reduce((sum, part) => sum + part.purged, first.purged);
     },
 
     async stats(queue) {
       checkName('queue', queue);
-      const k = space.queue(queue);
-      const reply = await run(
-        scripts.stats,
-        { stream: k.stream, dlq: k.dlq, delayed: k.delayed, config: k.config },
-        { now: now() },
-        { subject: { queue } },
-      );
+      const read = (p: number, names: boolean) => {
+        const k = keysOf(queue, p);
+        return run(
+          scripts.stats,
+          { stream: k.stream, dlq: k.dlq, delayed: k.delayed, config: k.config },
+          { now: now(), names: names ? 1 : 0 },
+          { subject: { queue } },
+        );
+      };
+      // Consumer names are only read when they must be merged over partitions.
+      let first = await read(0, (known.get(queue) ?? 1) > 1);
+      const partitions = learn(queue, first.partitions, true);
+      if (partitions > 1 && first.groups.some((g) => g.consumers > 0 && g.consumerNames.length === 0)) {
+        first = await read(0, true);
+      }
+      const parts = [
+        { p: 0, reply: first },
+        ...(
+          await rest(
+            queue,
+            partitions,
+            async (p) => ({ p, reply: await read(p, true) }),
+            () => undefined,
+          )
+        ).filter((part) => part !== undefined),
+      ];
+      const groups: GroupStats[] = first.groups.map((g0) => {
+        let pending = 0;
+        let lag: number | null = 0;
+        let oldest: number | null = null;
+        let lastDeliveredId = g0.lastDeliveredId;
+        let lastSet = false;
+        const consumerNames = new Set<string>();
+        for (const { p, reply } of parts) {
+          const g = reply.groups.find((group) => group.name === g0.name);
+          if (g === undefined) continue;
+          pending += g.pending;
+          lag = lag === null || g.lag < 0 ? null : lag + g.lag;
+          if (g.oldestPendingAgeMs >= 0) oldest = Math.max(oldest ?? 0, g.oldestPendingAgeMs);
+          for (const name of g.consumerNames) consumerNames.add(name);
+          if (g.lastDeliveredId !== '0-0') {
+            const id = encodeId(g.lastDeliveredId, p);
+            if (!lastSet || compareIds(id, lastDeliveredId) > 0) lastDeliveredId = id;
+            lastSet = true;
+          }
+        }
+        return {
+          name: g0.name,
+          pending,
+          lag,
+          consumers: partitions === 1 ? g0.consumers : consumerNames.size,
+          oldestPendingAgeMs: oldest,
+          lastDeliveredId,
+        };
+      });
+      const sum = (field: 'length' | 'delayed' | 'deadLetters') =>
+        parts.reduce((total, { reply }) => total + reply[field], 0);
       return {
         name: queue,
-        length: reply.length,
-        delayed: reply.delayed,
-        deadLetters: reply.deadLetters,
-        groups: reply.groups.map((group) => ({
-          name: group.name,
-          pending: group.pending,
-          lag: group.lag < 0 ? null : group.lag,
-          consumers: group.consumers,
-          oldestPendingAgeMs: group.oldestPendingAgeMs < 0 ? null : group.oldestPendingAgeMs,
-          lastDeliveredId: group.lastDeliveredId,
-        })),
+        partitions,
+        length: sum('length'),
+        delayed: sum('delayed'),
+        deadLetters: sum('deadLetters'),
+        groups,
       } satisfies QueueStats;
     },
 
@@ -430,47 +968,69 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const registry = { registry: space.registry, sweepCursor: space.sweepCursor };
       const { cursor, names: registered } = await run(scripts.queues, registry, {});
       const names = registered.sort();
-      const first = Math.max(0, names.indexOf(cursor));
+      // The cursor is a queue name, or `<queue>#<p>` to resume at partition p (# is not in names).
+      const [cursorQueue = '', cursorPartition = '0'] = cursor.split('#');
+      const first = Math.max(0, names.indexOf(cursorQueue));
       const gone: string[] = [];
       let resumeAt = '';
-      for (let i = 0; i < names.length; i++) {
+      const position = (queue: string, p: number) => (p === 0 ? queue : `${queue}#${p}`);
+      sweeping: for (let i = 0; i < names.length; i++) {
         const queue = names[(first + i) % names.length] as string;
+        const startAt = i === 0 && queue === cursorQueue ? Number(cursorPartition) || 0 : 0;
         if (budget <= 0 || clock.now() >= deadline) {
           report.complete = false;
-          resumeAt = queue;
+          resumeAt = position(queue, startAt);
           break;
         }
-        const groupNamesOf = await groupNames(queue);
-        const k = space.queue(queue);
-        const step = await run(
-          scripts.sweepQueue,
-          {
-            stream: k.stream,
-            dlq: k.dlq,
-            delayed: k.delayed,
-            delayedData: k.delayedData,
-            config: k.config,
-            groups: groupNamesOf.map((group) => groupKeys(k, group)),
-          },
-          { queue, now: now(), budget, config: defaults, groupNames: groupNamesOf },
-        );
-        if (!step.exists) gone.push(queue);
-        report.deadLettered += step.deadLettered;
-        report.promoted += step.promoted;
-        report.deletedReferences += step.deletedReferences;
-        report.consumersRemoved += step.consumersRemoved;
-        report.trimmed += step.trimmed;
-        budget -= step.work;
-        if (!step.done) {
-          report.complete = false;
-          resumeAt = queue;
-          break;
+        const { partitions, names: groupNames } = await groupsOf(queue);
+        for (let p = startAt; p < partitions; p++) {
+          if (p > startAt && (budget <= 0 || clock.now() >= deadline)) {
+            report.complete = false;
+            resumeAt = position(queue, p);
+            break sweeping;
+          }
+          const k = keysOf(queue, p);
+          const step = await run(
+            scripts.sweepQueue,
+            {
+              stream: k.stream,
+              dlq: k.dlq,
+              delayed: k.delayed,
+              delayedData: k.delayedData,
+              config: k.config,
+              groups: groupNames.map((group) => groupKeys(k, group)),
+            },
+            { queue, now: now(), budget, config: scriptDefaults, groupNames },
+          );
+          report.deadLettered += step.deadLettered;
+          report.promoted += step.promoted;
+          report.deletedReferences += step.deletedReferences;
+          report.consumersRemoved += step.consumersRemoved;
+          report.trimmed += step.trimmed;
+          budget -= step.work;
+          if (!step.exists && p === 0) {
+            gone.push(queue);
+            break;
+          }
+          if (!step.exists) {
+            // A partition the queue has but whose making was interrupted: make it now.
+            const base = await readBase(queue);
+            await syncPartitions(queue, [p], recordPartitions(base.record), base, base.groups);
+          }
+          if (!step.done) {
+            report.complete = false;
+            resumeAt = position(queue, p);
+            break sweeping;
+          }
         }
       }
       // One registry-slot call: where the next sweep starts, and the names of deleted queues.
       await run(scripts.sweepFinish, registry, { resumeAt, gone });
       // A queue re-created since it was found gone re-registers on its next call.
-      for (const queue of gone) await run(scripts.queueUnmark, { config: space.queue(queue).config }, {});
+      for (const queue of gone) {
+        await unmark(queue);
+        known.delete(queue);
+      }
       return report;
     },
 
@@ -478,5 +1038,55 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       await run(scripts.ping, {}, {});
     },
   };
+
+  /**
+   * Grows a queue from `from` to `to` partitions without losing or doubling anything: the new
+   * partitions are made (config copy and every group, at their start, in one script each) before
+   * any copy or partition 0 raises its count, so no message can land in a partition that lacks
+   * them. A growth interrupted midway leaves partitions that exist and copies that may already say
+   * `to`: nothing is lost (messages there wait, or go to instances that learned the new count),
+   * and repeating the configure completes it. partitions-grow answers
+   * the groups partition 0 has at the moment the count rose; a group created or deleted meanwhile
+   * either is in that answer (and is added to or removed from the new partitions here) or its own
+   * call saw the new count and covered the new partitions itself.
+   */
+  async function growPartitions(
+    queue: string,
+    from: number,
+    to: number,
+    base: PartitionBase,
+  ): Promise<number> {
+    // New partitions first: an instance that learns the new count (from any copy) finds them made.
+    await syncPartitions(queue, range(from, to), to, base, base.groups);
+    await syncPartitions(queue, range(1, from), to, base, []);
+    const k = keysOf(queue, 0);
+    const raised = await run(
+      scripts.partitionsGrow,
+      { config: k.config, stream: k.stream },
+      { partitions: to },
+    );
+    const added = raised.groups.filter((group) => !base.groups.includes(group));
+    const removed = base.groups.filter((group) => !raised.groups.includes(group));
+    await syncPartitions(queue, range(from, to), raised.partitions, base, added);
+    await Promise.all(
+      range(from, to).flatMap((p) =>
+        removed.map((group) => {
+          const kp = keysOf(queue, p);
+          return run(
+            scripts.groupDelete,
+            { stream: kp.stream, config: kp.config, ...groupKeys(kp, group) },
+            { group },
+          );
+        }),
+      ),
+    );
+    return learn(queue, raised.partitions, true);
+  }
+
   return service;
+}
+
+/** The first `n` items of a merged read over partitions, in id order (ms, seq, partition). */
+function merged<T extends { id: string }>(items: T[], n: number): T[] {
+  return items.sort((a, b) => compareIds(a.id, b.id)).slice(0, n);
 }

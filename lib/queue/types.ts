@@ -16,9 +16,19 @@ export interface MessageInput {
   /** Not visible to consumers before this many ms from now. */
   delayMs?: number;
   dedupId?: string;
+  /**
+   * Messages with the same key land in the same partition, so they keep their order there (a
+   * queue that grows re-places a share of the keys, see docs/queue-design.md). Without it a
+   * message goes where its dedupId hashes to, else to the partition this produce call rotates to.
+   */
+  partitionKey?: string;
 }
 
 export interface Message {
+  /**
+   * Opaque to clients: the Redis stream id for a message in partition 0, `<ms>-<seq>-<p>` for
+   * partition p. Ack, nack, extend and redrive take it back as it is.
+   */
   id: string;
   /** The JSON body; for entries written by other Redis clients, null (see `fields`). */
   body: unknown;
@@ -53,6 +63,8 @@ export interface GroupStats {
 
 export interface QueueStats {
   name: string;
+  /** How many partitions the queue is spread over (1 unless configured). */
+  partitions: number;
   length: number;
   delayed: number;
   deadLetters: number;
@@ -105,9 +117,11 @@ export interface SweepOptions {
 }
 
 /**
- * The operations of the queue. Every method is one atomic Redis round trip, except: the first
- * produce, configure or createGroup of a queue (three: it registers the queue), deleteQueue (four),
- * sweep (two per queue visited plus two) and redrive of everything (one per 1,000 dead letters).
+ * The operations of the queue. Every method is one atomic Redis round trip per partition it
+ * touches (one partition unless the queue is configured with more), except: the first produce,
+ * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
+ * deleteQueue (four), sweep (two per queue visited plus two), redrive of everything (one per 1,000
+ * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
   configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;

@@ -97,10 +97,11 @@ export interface EncodedMessage {
   attributes: string;
   delayMs: number;
   dedupId: string | undefined;
+  partitionKey: string | undefined;
 }
 
 const encoder = new TextEncoder();
-const MESSAGE_FIELDS = new Set(['body', 'attributes', 'delayMs', 'dedupId']);
+const MESSAGE_FIELDS = new Set(['body', 'attributes', 'delayMs', 'dedupId', 'partitionKey']);
 
 export function encodeMessages(messages: unknown, limits: Limits): EncodedMessage[] {
   const { min, max } = CALL_RULES.batch;
@@ -143,16 +144,23 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
     );
   }
   const delayMs = input.delayMs === undefined ? 0 : checkInt(input.delayMs, 'delayMs', CALL_RULES.delayMs);
-  let dedupId: string | undefined;
-  if (input.dedupId !== undefined) {
-    const { min, max } = LENGTH_RULES.dedupId;
-    const length = typeof input.dedupId === 'string' ? codePointLength(input.dedupId) : -1;
-    if (length < min || length > max) {
-      invalid(`message ${index} dedupId must be a string of ${min}-${max} characters`);
-    }
-    dedupId = input.dedupId;
+  const dedupId = checkText(input.dedupId, index, 'dedupId', LENGTH_RULES.dedupId);
+  const partitionKey = checkText(input.partitionKey, index, 'partitionKey', LENGTH_RULES.partitionKey);
+  return { body, attributes, delayMs, dedupId, partitionKey };
+}
+
+function checkText(
+  value: unknown,
+  index: number,
+  what: string,
+  { min, max }: { min: number; max: number },
+): string | undefined {
+  if (value === undefined) return undefined;
+  const length = typeof value === 'string' ? codePointLength(value) : -1;
+  if (length < min || length > max) {
+    invalid(`message ${index} ${what} must be a string of ${min}-${max} characters`);
   }
-  return { body, attributes, delayMs, dedupId };
+  return value as string;
 }
 
 function encodeAttributes(value: unknown, index: number): string {

@@ -52,7 +52,14 @@ describe('queues', () => {
     ]);
     const one = await h.call('GET', '/v1/queues/a.q');
     expect(one.status).toBe(200);
-    expect(one.json).toEqual({ name: 'a.q', length: 2, delayed: 0, deadLetters: 0, groups: [] });
+    expect(one.json).toEqual({
+      name: 'a.q',
+      partitions: 1,
+      length: 2,
+      delayed: 0,
+      deadLetters: 0,
+      groups: [],
+    });
   });
 
   it('deletes a queue, then 404s on the second delete', async () => {

@@ -27,6 +27,7 @@ describe('queues', () => {
     const listed = await client.queues();
     expect(listed.find((stats) => stats.name === q.name)).toEqual({
       name: q.name,
+      partitions: 1,
       length: 0,
       delayed: 0,
       deadLetters: 0,

@@ -372,6 +372,7 @@ describe('retry delays', () => {
     dedupWindowMs: 0,
     retentionMs: 0,
     consumerIdleMs: 1,
+    partitions: 1,
     maxInFlightPerConsumer: 1,
   };
 

@@ -39,7 +39,7 @@ it('computes the slots Redis Cluster documents', () => {
 
 onEveryBackend('cluster slots', (make) => {
   it('runs every script on a single slot through a full lifecycle', async () => {
-    const { queue, calls, clock, raw, keys } = make();
+    const { queue, calls, clock, raw, keys, partitions } = make();
     await queue.configure('q', { visibilityTimeoutMs: 1000, maxDeliveries: 2 });
     await queue.createGroup('q', 'g', '0');
     await queue.createGroup('q', 'other', '$');
@@ -70,6 +70,12 @@ onEveryBackend('cluster slots', (make) => {
     await queue.redrive('q', { ids: [dead.deadLetters[0]?.id as string] });
     await queue.redrive('q', { all: true });
     await queue.purgeDeadLetters('q');
+    // Growing makes partitions (partition-sync) and raises the count (partitions-grow); every later
+    // call runs on one partition's slot at a time.
+    await queue.configure('q', { partitions: partitions + 2 });
+    await queue.produce('q', [{ body: 4, partitionKey: 'k' }, { body: 5 }]);
+    await queue.consume('q', 'g', 'c', 10);
+    await queue.stats('q');
     await queue.listQueues();
     // A registered name whose queue is gone: the sweep drops it.
     await raw("return redis.call('SADD', KEYS[1], ARGV[1])", [keys.registry], ['ghost']);

@@ -1,13 +1,13 @@
 /** Conformance: produce, consume, ack, leases, nack, extend and reclaim on every backend. */
 import { expect, it } from 'vitest';
 import { isQueueError } from '../../lib/queue/errors.ts';
-import { onEveryBackend } from './support/suite.ts';
+import { idShape, onEveryBackend } from './support/suite.ts';
 
 const VT = 30_000;
 
 onEveryBackend('delivery', (make) => {
   it('delivers produced messages once, in order, with body, attributes and enqueue time', async () => {
-    const { queue, clock } = make();
+    const { queue, clock, partitions } = make();
     await queue.createGroup('orders', 'workers', '0');
     const ids = await queue.produce('orders', [
       { body: { sku: 1 }, attributes: { kind: 'a' } },
@@ -15,7 +15,7 @@ onEveryBackend('delivery', (make) => {
       { body: [3, null, true] },
     ]);
     expect(ids).toHaveLength(3);
-    expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true);
+    expect(ids.every((id) => idShape(/^\d+-\d+$/, partitions).test(id))).toBe(true);
     const got = await queue.consume('orders', 'workers', 'c1', 10);
     expect(got.map((m) => m.id)).toEqual(ids);
     expect(got.map((m) => m.body)).toEqual([{ sku: 1 }, 'two', [3, null, true]]);
@@ -123,11 +123,12 @@ onEveryBackend('delivery', (make) => {
   });
 
   it('reclaims idle messages explicitly with a cursor, listing deleted entries', async () => {
-    const { queue, clock, raw, keys } = make();
+    const { queue, clock, raw, at } = make();
     await queue.createGroup('q', 'g', '0');
     const ids = await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 4 }]);
     await queue.consume('q', 'g', 'a', 4);
-    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [keys.queue('q').stream], [ids[1] as string]);
+    const gone = at('q', ids[1] as string);
+    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [gone.keys.stream], [gone.raw]);
     clock.advance(5000);
     const first = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2 });
     expect(first.messages.map((m) => [m.id, m.deliveries])).toEqual([[ids[0], 2]]);
@@ -193,32 +194,12 @@ onEveryBackend('delivery', (make) => {
         { name: 'b', pending: 1 },
       ],
     });
+    // Leases of the default 30 s visibility timeout, from each delivery (a at 0, b at 1000 ms).
+    const t0 = clock.now() - 1500;
     expect(await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 })).toEqual([
-      // Leased at t0 (a) and t0 + 1 s (b), for the default 30 s.
-      {
-        id: ids[0],
-        consumer: 'a',
-        idleMs: 1500,
-        deliveries: 1,
-        state: 'leased',
-        eligibleAt: clock.now() - 1500 + 30_000,
-      },
-      {
-        id: ids[1],
-        consumer: 'a',
-        idleMs: 1500,
-        deliveries: 1,
-        state: 'leased',
-        eligibleAt: clock.now() - 1500 + 30_000,
-      },
-      {
-        id: ids[2],
-        consumer: 'b',
-        idleMs: 500,
-        deliveries: 1,
-        state: 'leased',
-        eligibleAt: clock.now() - 500 + 30_000,
-      },
+      { id: ids[0], consumer: 'a', idleMs: 1500, deliveries: 1, state: 'leased', eligibleAt: t0 + 30_000 },
+      { id: ids[1], consumer: 'a', idleMs: 1500, deliveries: 1, state: 'leased', eligibleAt: t0 + 30_000 },
+      { id: ids[2], consumer: 'b', idleMs: 500, deliveries: 1, state: 'leased', eligibleAt: t0 + 31_000 },
     ]);
     expect(
       (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10, minIdleMs: 1000 })).map(

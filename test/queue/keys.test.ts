@@ -38,3 +38,15 @@ it('puts the global keys in one slot of their own', () => {
   expect(space.registry).not.toBe(space.queue('registry').config);
   expect(space.sweepCursor).not.toBe(space.queue('registry').stream);
 });
+
+it('gives each partition its own hash tag, partition 0 the queue name alone', () => {
+  const space = createKeySpace('q');
+  expect(space.queue('orders', 0).stream).toBe('q:{orders}:stream');
+  expect(space.queue('orders', 3).stream).toBe('q:{orders#3}:stream');
+  expect(space.queue('orders', 3).lease('g')).toBe('q:{orders#3}:g:g:lease');
+  const tags = new Set(Array.from({ length: 256 }, (_, p) => hashTag(space.queue('orders', p).config)));
+  expect(tags.size).toBe(256);
+  // `#` is not in names, so no partition's keys meet another queue's.
+  expect(tags.has('orders')).toBe(true);
+  expect(hashTag(space.queue('orders', 1).dedup('x{y}'))).toBe('orders#1');
+});

@@ -1,18 +1,18 @@
 /** Conformance: delayed messages, dedup, dead letters, sweep, stats and queue lifecycle on every backend. */
 import { expect, it } from 'vitest';
-import { onEveryBackend } from './support/suite.ts';
+import { idShape, onEveryBackend } from './support/suite.ts';
 
 const VT = 30_000;
 
 onEveryBackend('lifecycle', (make) => {
   it('keeps delayed messages invisible until due, then delivers them', async () => {
-    const { queue, clock } = make();
+    const { queue, clock, partitions } = make();
     await queue.createGroup('q', 'g', '0');
     const [delayedId, nowId] = await queue.produce('q', [
       { body: 'later', delayMs: 10_000, attributes: { trace: 't1' } },
       { body: 'now' },
     ]);
-    expect(delayedId).toMatch(/^delayed-\d+$/);
+    expect(delayedId).toMatch(idShape(/^delayed-\d+$/, partitions));
     expect((await queue.stats('q')).delayed).toBe(1);
     expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.id)).toEqual([nowId]);
     clock.advance(9_999);
@@ -156,12 +156,13 @@ onEveryBackend('lifecycle', (make) => {
   });
 
   it('never trims when no group exists, and drops pending references to deleted entries', async () => {
-    const { queue, raw, keys, clock } = make();
+    const { queue, raw, at, clock } = make();
     await queue.produce('q', [{ body: 1 }, { body: 2 }]);
     expect((await queue.sweep()).trimmed).toBe(0);
     await queue.createGroup('q', 'g', '0');
     const [a] = await queue.consume('q', 'g', 'c', 2);
-    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [keys.queue('q').stream], [a?.id as string]);
+    const gone = at('q', a?.id as string);
+    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [gone.keys.stream], [gone.raw]);
     clock.advance(1);
     const report = await queue.sweep();
     expect(report.deletedReferences).toBe(1);
@@ -169,7 +170,7 @@ onEveryBackend('lifecycle', (make) => {
   });
 
   it('sweeps and trims exactly when group positions are ids past 2^53, up to the largest id', async () => {
-    const { queue, raw, keys, clock } = make();
+    const { queue, raw, keys, clock, partitions } = make();
     const stream = keys.queue('q').stream;
     const [first] = await queue.produce('q', [{ body: 1 }]);
     // Entries written by another client at ids no Lua number holds exactly.
@@ -188,7 +189,7 @@ onEveryBackend('lifecycle', (make) => {
     expect(report.trimmed).toBe(3);
     const left = await raw("return redis.call('XRANGE', KEYS[1], '-', '+')", [stream]);
     expect(left).toEqual([['13142020195029854292-0', ['f', 'v']]]);
-    expect(first).toMatch(/^\d+-0$/);
+    expect(first).toMatch(idShape(/^\d+-0$/, partitions));
     const [delivered] = await queue.consume('q', 'late', 'c', 10);
     expect(delivered?.id).toBe('13142020195029854292-0');
     expect(delivered?.fields).toEqual({ f: 'v' });
@@ -222,10 +223,11 @@ onEveryBackend('lifecycle', (make) => {
     const { queue, clock } = make();
     await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1, maxInFlightPerConsumer: 5000 });
     await queue.createGroup('q', 'g', '0');
+    // One partition holds the backlog (the pending-list slice is per partition with pending entries).
     for (let i = 0; i < 3; i++) {
       await queue.produce(
         'q',
-        Array.from({ length: 1000 }, (_, j) => ({ body: i * 1000 + j })),
+        Array.from({ length: 1000 }, (_, j) => ({ body: i * 1000 + j, partitionKey: 'backlog' })),
       );
     }
     await queue.consume('q', 'g', 'early', 10);
@@ -259,7 +261,7 @@ onEveryBackend('lifecycle', (make) => {
   });
 
   it('reports stats in one call', async () => {
-    const { queue, clock } = make();
+    const { queue, clock, partitions } = make();
     await queue.createGroup('q', 'g', '0');
     await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 'd', delayMs: 5000 }]);
     clock.advance(2000);
@@ -268,6 +270,7 @@ onEveryBackend('lifecycle', (make) => {
     const stats = await queue.stats('q');
     expect(stats).toEqual({
       name: 'q',
+      partitions,
       length: 3,
       delayed: 1,
       deadLetters: 0,
@@ -286,7 +289,7 @@ onEveryBackend('lifecycle', (make) => {
   });
 
   it('registers, configures, lists and deletes queues', async () => {
-    const { queue } = make();
+    const { queue, partitions } = make();
     expect(await queue.getConfig('q')).toBeNull();
     await queue.produce('q', [{ body: 1 }]);
     expect(await queue.getConfig('q')).toEqual({
@@ -295,6 +298,7 @@ onEveryBackend('lifecycle', (make) => {
       dedupWindowMs: 300_000,
       retentionMs: 0,
       consumerIdleMs: 3_600_000,
+      partitions,
       maxInFlightPerConsumer: 1000,
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });

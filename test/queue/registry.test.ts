@@ -24,7 +24,7 @@ onEveryBackend('registry', (make) => {
     ['adding the name', 'registryAdd', []],
     ['setting the marker', 'queueMark', ['q']],
   ] as const)('heals a crash before %s on the next produce', async (_title, script, listed) => {
-    const { queue, client, calls, raw, keys, another } = make();
+    const { queue, client, calls, raw, keys, another, partitions } = make();
     const crashing = another({ redis: failing(client, script) });
     expect(await crashing.produce('q', [{ body: 1 }])).toHaveLength(1);
     expect(await queue.listQueues()).toEqual(listed);
@@ -33,9 +33,14 @@ onEveryBackend('registry', (make) => {
 
     calls.length = 0;
     await queue.produce('q', [{ body: 2 }]);
+    // Registering (re)marks the other partitions (from partition 0's config and groups) before
+    // partition 0's own marker.
+    const making =
+      partitions === 1 ? [] : ['configGet', 'groups', ...Array(partitions - 1).fill('partitionSync')];
     expect(calls.filter((c) => c.command === 'evalsha').map((c) => c.name)).toEqual([
       'produce',
       'registryAdd',
+      ...making,
       'queueMark',
     ]);
     expect(await queue.listQueues()).toEqual(['q']);

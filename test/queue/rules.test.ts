@@ -50,6 +50,14 @@ describe('decimalAtMost', () => {
   });
 });
 
+describe('patterns other tools can use', () => {
+  it('have no lookaround, which many regex engines (and fast-check) do not take', () => {
+    for (const rule of [NAME_RULE, STREAM_ID_RULE, RANGE_BOUND_RULE]) {
+      expect(rule.pattern.source).not.toMatch(/\(\?[=!<]/);
+    }
+  });
+});
+
 describe('stream ids and range bounds', () => {
   it('takes each half up to 2^64-1 and nothing past it', () => {
     expect(STREAM_ID_RULE.pattern.test(`${U64_MAX}-${U64_MAX}`)).toBe(true);

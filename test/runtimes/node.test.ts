@@ -2,14 +2,19 @@
  * `npm start` as a real child process (tsx functions/node.ts). On the local engine: the banner
  * with URL, dev token and a curl example; produce → consume → ack; the interval sweep
  * dead-lettering a poison message; a restart that keeps the data file's queues. With
- * UPSTASH_REDIS_REST_URL set: the same cycle through that REST endpoint (the engine's front).
- * And the refusal to start in production without tokens.
+ * UPSTASH_REDIS_REST_URL set: the same cycle through that REST endpoint (the engine's front);
+ * with REDIS_URL, on the real redis-server over TCP; with REDIS_CLUSTER_NODES, on a 3-master
+ * Redis Cluster this file starts. And the refusals: conflicting Redis settings, production
+ * without tokens.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
+import { REDIS_URL, redisAvailable } from '../support/redis.ts';
+import { clusterToolsAvailable, startCluster, type TestCluster } from '../support/redis-cluster.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
 import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
 
@@ -20,6 +25,8 @@ function npmStart(env: Record<string, string | undefined>): Child {
     API_TOKENS: undefined,
     UPSTASH_REDIS_REST_URL: undefined,
     UPSTASH_REDIS_REST_TOKEN: undefined,
+    REDIS_URL: undefined,
+    REDIS_CLUSTER_NODES: undefined,
     ENGINE_DATA_FILE: undefined,
     NODE_ENV: undefined,
     ...env,
@@ -155,7 +162,134 @@ describe('npm start with UPSTASH_REDIS_REST_URL', () => {
   });
 });
 
+describe.skipIf(!redisAvailable)('npm start with REDIS_URL', () => {
+  const token = 'node-tcp-token';
+  const prefix = `node-tcp-${Math.random().toString(36).slice(2, 8)}`;
+  // A password in the URL: the server has none and ioredis goes on; the banner must mask it.
+  const url = new URL(REDIS_URL);
+  url.password = 'hunter2-not-printed';
+  let server: Child | undefined;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = npmStart({
+      PORT: String(port),
+      SWEEP_INTERVAL_MS: '100',
+      API_TOKENS: `admin:${token}`,
+      REDIS_URL: url.toString(),
+      QUEUE_KEY_PREFIX: prefix,
+    });
+    await waitForReady(`${base}/healthz`, server, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.kill();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('says it uses that Redis with the password masked', () => {
+    expect(server!.output()).toMatch(
+      /\(development mode, Redis at redis:\/\/(\*\*\*)?:\*\*\*@127\.0\.0\.1:6379/,
+    );
+    expect(server!.output()).not.toContain('hunter2-not-printed');
+  });
+
+  it('produces, consumes and acks on it', async () => {
+    await produceConsumeAck(base, token, 'node-tcp-orders');
+  });
+
+  it('dead-letters a poison message with its interval sweep', async () => {
+    const id = await plantPoison(base, token, 'node-tcp-poison');
+    expect(await awaitDeadLetter(base, token, 'node-tcp-poison')).toEqual([id]);
+    await expectDeadLettered(base, token, 'node-tcp-poison', id);
+  });
+});
+
+describe.skipIf(!clusterToolsAvailable() && process.env.REQUIRE_REDIS !== '1')(
+  'npm start with REDIS_CLUSTER_NODES',
+  () => {
+    const token = 'node-cluster-token';
+    let cluster: TestCluster | undefined;
+    let server: Child | undefined;
+    let base: string;
+
+    beforeAll(async () => {
+      cluster = await startCluster({ masters: 3 });
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      server = npmStart({
+        PORT: String(port),
+        SWEEP_INTERVAL_MS: '100',
+        API_TOKENS: `admin:${token}`,
+        REDIS_CLUSTER_NODES: cluster.spec,
+      });
+      await waitForReady(`${base}/healthz`, server, 60_000);
+    }, 120_000);
+
+    afterAll(async () => {
+      await server?.kill();
+      await cluster?.stop();
+    });
+
+    it('says it uses that cluster', () => {
+      expect(server!.output()).toContain(`(development mode, Redis Cluster at ${cluster!.spec})`);
+    });
+
+    it('produces, consumes and acks on it, on a queue spread over 8 partitions', async () => {
+      expect(
+        (await api(base, token, 'PUT', '/v1/queues/node-cluster-orders', { partitions: 8 })).status,
+      ).toBe(200);
+      await produceConsumeAck(base, token, 'node-cluster-orders');
+      const stats = await api(base, token, 'GET', '/v1/queues/node-cluster-orders');
+      expect(stats.json.partitions).toBe(8);
+    });
+
+    it('dead-letters a poison message with its interval sweep', async () => {
+      const id = await plantPoison(base, token, 'node-cluster-poison');
+      expect(await awaitDeadLetter(base, token, 'node-cluster-poison')).toEqual([id]);
+      await expectDeadLettered(base, token, 'node-cluster-poison', id);
+    });
+  },
+);
+
 describe('npm start refusing a bad configuration', () => {
+  it('refuses conflicting Redis settings, naming the variables and no value', async () => {
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      REDIS_URL: 'redis://:conflict-secret@127.0.0.1:6379',
+      REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+      ENGINE_DATA_FILE: '',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('REDIS_CLUSTER_NODES and REDIS_URL are both set');
+      expect(refused.output()).not.toContain('conflict-secret');
+      expect(refused.output()).not.toContain('7000');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
+  it('refuses a REDIS_URL that is not redis:// or rediss://', async () => {
+    const refused = npmStart({
+      PORT: String(await freePort()),
+      REDIS_URL: 'http://user:pw-secret@example.invalid',
+      ENGINE_DATA_FILE: '',
+    });
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('REDIS_URL must be a redis:// or rediss:// URL');
+      expect(refused.output()).not.toContain('pw-secret');
+    } finally {
+      await refused.kill();
+    }
+  }, 60_000);
+
   it('never repeats API_TOKENS on stderr when an entry has no scope', async () => {
     const refused = npmStart({
       PORT: String(await freePort()),

@@ -2,7 +2,8 @@
 -- delay passed), dead-letters those that would exceed max deliveries, then reads new ones.
 -- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
 -- ARGV: group, consumer, count: int, now: int, config: json
--- Returns: deadLettered: int, ...messages: {id: string, deliveries: int, fields: fields}
+-- Returns: deadLettered: int, partitions: int, ...messages: {id: string, deliveries: int, fields: fields}
+--   (partitions: the queue's partition count as this partition knows it)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
@@ -20,7 +21,7 @@ redis.call('HSET', meta, 's:' .. consumer, int(now))
 local cap = cfg.maxInFlightPerConsumer
 local held = #redis.call('XPENDING', stream, group, '-', '+', int(cap), consumer)
 local n = math.min(args.count, cap - held)
-local out = { 'ok', 0 }
+local out = { 'ok', 0, stored_partitions(keys.config) }
 if n <= 0 then
   return out
 end

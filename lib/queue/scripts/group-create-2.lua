@@ -1,17 +1,22 @@
 -- group-create: creates a consumer group at `start`; an existing group is left as it is.
 -- KEYS: stream, config
--- ARGV: queue, group, start
---   (start: '0', '$' or an id)
--- Returns: created: flag, unregistered: flag
--- Errors: REDIS_ERROR
+-- ARGV: queue, group, start, create: int
+--   (start: '0', '$' or an id; create: the partition count a new queue gets, 0 on partitions other
+--   than 0)
+-- Returns: created: flag, unregistered: flag, partitions: int
+-- Errors: REDIS_ERROR, QUEUE_NOT_FOUND
 -- @include common
 
-local unregistered = ensure_queue(keys.config)
+local unregistered = open_partition(keys.config, args.create)
+if not unregistered then
+  return { 'QUEUE_NOT_FOUND' }
+end
+local partitions = stored_partitions(keys.config)
 local reply = redis.pcall('XGROUP', 'CREATE', keys.stream, args.group, args.start, 'MKSTREAM')
 if type(reply) == 'table' and reply.err then
   if string.find(reply.err, 'BUSYGROUP', 1, true) then
-    return { 'ok', 0, unregistered }
+    return { 'ok', 0, unregistered, partitions }
   end
   return { 'REDIS_ERROR', reply.err }
 end
-return { 'ok', 1, unregistered }
+return { 'ok', 1, unregistered, partitions }

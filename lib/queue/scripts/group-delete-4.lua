@@ -1,7 +1,7 @@
 -- group-delete: destroys a consumer group and its lease index and meta record.
 -- KEYS: stream, config, lease, meta
 -- ARGV: group
--- Returns: deleted: flag
+-- Returns: deleted: flag, partitions: int
 --   (0 when the group did not exist; QUEUE_NOT_FOUND when the queue does not)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
@@ -17,4 +17,4 @@ redis.call('DEL', keys.lease, keys.meta)
 if destroyed == 0 and redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end
-return { 'ok', destroyed }
+return { 'ok', destroyed, stored_partitions(keys.config) }

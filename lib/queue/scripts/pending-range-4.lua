@@ -2,7 +2,7 @@
 -- KEYS: stream, config, lease, meta
 -- ARGV: group, now: int, from, to, count: int, consumer, minIdleMs: int, config: json
 --   (consumer: '' for every consumer)
--- Returns: ...entries: {id: string, consumer: string, idleMs: int, deliveries: int,
+-- Returns: partitions: int, ...entries: {id: string, consumer: string, idleMs: int, deliveries: int,
 --   state: 'leased' | 'retrying', eligibleAt: int}
 --   (state 'leased': held until eligibleAt, its lease expiry; 'retrying': nacked, redelivered from
 --   eligibleAt on, idleMs counted from its last delivery)
@@ -21,7 +21,7 @@ if args.consumer ~= '' then
 else
   rows = redis.call('XPENDING', stream, group, args.from, args.to, int(args.count))
 end
-local out = { 'ok' }
+local out = { 'ok', stored_partitions(keys.config) }
 local vt = cfg.visibilityTimeoutMs
 for _, row in ipairs(rows) do
   local id = row[1]

@@ -1,7 +1,7 @@
 -- pending-summary: XPENDING's summary form for one group.
 -- KEYS: stream, config
 -- ARGV: group
--- Returns: pending: int, minId: string?, maxId: string?, consumers: {name: string, pending: int}[]?
+-- Returns: partitions: int, pending: int, minId: string?, maxId: string?, consumers: {name: string, pending: int}[]?
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
@@ -9,4 +9,4 @@ local reply = redis.pcall('XPENDING', keys.stream, args.group)
 if type(reply) == 'table' and reply.err then
   return missing_group(keys.stream, keys.config)
 end
-return { 'ok', reply[1], reply[2], reply[3], reply[4] }
+return { 'ok', stored_partitions(keys.config), reply[1], reply[2], reply[3], reply[4] }

@@ -1,19 +1,33 @@
 -- produce: appends a batch of messages; delayed ones wait in the delayed set, a dedupId repeated
--- within the window answers the first message's id and adds nothing. Creates a new queue's config.
+-- within the window answers the first message's id and adds nothing. Creates a new queue's config
+-- (on partition 0). A batch routed by key with fewer partitions than the queue has is refused
+-- unwritten (`rerouted`), so the service routes it again with the count the reply carries.
 -- KEYS: stream, delayed, delayedData, config, ...dedup
 --   (dedup: one key per message that has a dedupId)
--- ARGV: queue, now: int, config: json, ...messages: {body, attributes, delayMs: int, dedupKey: int}
---   (body: JSON text; attributes: JSON text or ''; dedupKey: the message's index in keys.dedup, 0 = none)
--- Returns: unregistered: flag, ...ids: string
+-- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int,
+--   ...messages: {body, attributes, delayMs: int, dedupKey: int}
+--   (create: the partition count a new queue gets, 0 on partitions other than 0; known: the
+--   partition count the service routed with; keyed: 1 when some message was routed by its
+--   partitionKey or dedupId; body: JSON text; attributes: JSON text or ''; dedupKey: the message's
+--   index in keys.dedup, 0 = none)
+-- Returns: unregistered: flag, partitions: int, rerouted: flag, ...ids: string
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
+-- Errors: QUEUE_NOT_FOUND
 -- @include common
 
 local now = args.now
-local unregistered = ensure_queue(keys.config)
+local unregistered = open_partition(keys.config, args.create)
+if not unregistered then
+  return { 'QUEUE_NOT_FOUND' }
+end
+local partitions = stored_partitions(keys.config)
+if args.keyed == 1 and partitions > args.known then
+  return { 'ok', unregistered, partitions, 1 }
+end
 local cfg = load_config(keys.config, args.config)
 local epoch = redis.call('HGET', keys.config, 'epoch') or ''
 local window = cfg.dedupWindowMs
-local out = { 'ok', unregistered }
+local out = { 'ok', unregistered, partitions, 0 }
 for _, message in ipairs(args.messages) do
   local body, attributes = message.body, message.attributes
   local delay = message.delayMs

@@ -2,6 +2,9 @@
 -- re-created concurrently registers itself again on its next produce/configure/group-create.
 -- KEYS: config
 -- ARGV: none
--- Returns: nothing
+-- Returns: partitions: int
+--   (partitions: the count a queue re-created meanwhile has, whose other partitions carry the
+--   marker too; 1 when there is no queue)
+-- @include common
 redis.call('HDEL', keys.config, 'registered')
-return { 'ok' }
+return { 'ok', stored_partitions(keys.config) }

@@ -4,7 +4,7 @@
 -- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
 -- KEYS: stream, dlq, config, lease, meta
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
--- Returns: cursor: string, deadLettered: int, deleted: string[],
+-- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields}
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
@@ -19,7 +19,7 @@ local cfg = load_config(keys.config, args.config)
 local vt = cfg.visibilityTimeoutMs
 redis.call('HSET', meta, 's:' .. consumer, int(now))
 local rows = redis.call('XPENDING', stream, group, args.cursor, '+', int(count))
-local out = { 'ok', '0-0', 0, {} }
+local out = { 'ok', '0-0', 0, {}, stored_partitions(keys.config) }
 local leased = {}
 for _, row in ipairs(rows) do
   local id, deliveries = row[1], tonumber(row[4])

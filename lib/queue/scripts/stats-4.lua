@@ -1,9 +1,11 @@
 -- stats: lengths and per-group figures in one round trip.
 -- KEYS: stream, dlq, delayed, config
--- ARGV: now: int
--- Returns: length: int, delayed: int, deadLetters: int, ...groups: {name: string, pending: int,
---   lag: int, consumers: int, oldestPendingAgeMs: int, lastDeliveredId: string}
---   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending)
+-- ARGV: now: int, names: int
+--   (names: 1 to list each group's consumer names, which a partitioned queue's stats merge)
+-- Returns: length: int, delayed: int, deadLetters: int, partitions: int, ...groups: {name: string,
+--   pending: int, lag: int, consumers: int, oldestPendingAgeMs: int, lastDeliveredId: string,
+--   consumerNames: string[]}
+--   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending; consumerNames empty unless asked)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
 
@@ -18,7 +20,7 @@ if redis.call('EXISTS', stream) == 1 then
   length = redis.call('XLEN', stream)
   groups = redis.call('XINFO', 'GROUPS', stream)
 end
-local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq) }
+local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq), stored_partitions(keys.config) }
 local redis_now = nil
 for _, g in ipairs(groups) do
   local info = kv(g)
@@ -43,6 +45,12 @@ for _, g in ipairs(groups) do
   if not lag then
     lag = -1
   end
-  out[#out + 1] = { info.name, info.pending, lag, info.consumers, age, info['last-delivered-id'] }
+  local names = {}
+  if args.names == 1 then
+    for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', stream, info.name)) do
+      names[#names + 1] = kv(c).name
+    end
+  end
+  out[#out + 1] = { info.name, info.pending, lag, info.consumers, age, info['last-delivered-id'], names }
 end
 return out

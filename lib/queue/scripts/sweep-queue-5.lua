@@ -12,8 +12,9 @@
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
---   trimmed: int, work: int, done: flag, exists: flag
---   (exists is 0 when the queue has no config record: deleted; the service unregisters it)
+--   trimmed: int, work: int, done: flag, exists: flag, partitions: int
+--   (exists is 0 when the partition has no config record: on partition 0, the queue was deleted
+--   and the service unregisters it)
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
 
@@ -173,4 +174,4 @@ end
 if work >= budget then
   done = false
 end
-return { 'ok', dead, promoted, deleted_refs, removed, trimmed, work, done and 1 or 0, exists }
+return { 'ok', dead, promoted, deleted_refs, removed, trimmed, work, done and 1 or 0, exists, stored_partitions(keys.config) }

@@ -253,6 +253,8 @@ export interface ContractOptions {
   seed?: number;
   /** REQUEST_TIMEOUT_MS of the service under test. */
   budgetMs: number;
+  /** MAX_REQUEST_BYTES of the service under test (default 1 MiB). */
+  maxRequestBytes?: number;
 }
 
 export interface ContractReport {
@@ -338,6 +340,16 @@ export async function checkContract(options: ContractOptions): Promise<ContractR
       expect(res.status >= 500 && res.status !== 503, `server error: ${where}`).toBe(false);
       if (res.status === 503) expect(res.headers.get('retry-after'), where).toMatch(/^\d+$/);
       expect(elapsed, `slower than its budget: ${where}`).toBeLessThan(options.budgetMs + waitMs);
+      // A body over the documented request limit is refused for its size before anything else.
+      const bytes = init.body === undefined ? 0 : Buffer.byteLength(init.body as string);
+      if (
+        bytes > (options.maxRequestBytes ?? 1024 * 1024) &&
+        request.token !== null &&
+        request.path.startsWith('/v1/')
+      ) {
+        expect(res.status, `an oversized body not refused with 413: ${where}`).toBe(413);
+        return;
+      }
       switch (request.expect) {
         case 'accepted':
           expect(

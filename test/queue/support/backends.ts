@@ -1,14 +1,22 @@
 /**
  * The backends the queue conformance suite runs on, unchanged: the in-process engine, the real
- * redis-server over TCP (ioredis) and the real redis-server through the engine's REST front in
- * ENGINE_REDIS_URL mode (the `@upstash/redis` adapter). Each test gets its own key prefix.
+ * redis-server over TCP (ioredis), the real redis-server through the engine's REST front in
+ * ENGINE_REDIS_URL mode (the `@upstash/redis` adapter) and a 3-master Redis Cluster of our own
+ * (ioredis Cluster; started once per run by test/support/cluster-global-setup.ts). Each test gets
+ * its own key prefix.
  */
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { inject } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../../functions/engine-server.ts';
 import { createIoredisClient } from '../../../functions/support/ioredis-client.ts';
+import {
+  createIoredisClusterClient,
+  parseClusterNodes,
+} from '../../../functions/support/ioredis-cluster-client.ts';
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
-import { createKeySpace, type KeySpace } from '../../../lib/queue/keys.ts';
+import { createKeySpace, type KeySpace, type QueueKeys } from '../../../lib/queue/keys.ts';
+import { decodeId } from '../../../lib/queue/partitions.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
@@ -19,12 +27,16 @@ import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 
 export interface Harness {
   queue: QueueService;
+  /** The partition count new queues get in this run of the suite (its `defaults.partitions`). */
+  partitions: number;
   clock: ManualClock;
   keys: KeySpace;
   /** Every script call the service made (EVALSHA and EVAL), with the KEYS it passed. */
   calls: { command: 'evalsha' | 'eval'; name: string; keys: readonly string[] }[];
   /** The recording client the service uses, for wrapping in a test (e.g. to fail one call). */
   client: RedisClient;
+  /** The keys of the partition a message id names, and the id inside it (for raw access). */
+  at(queue: string, id: string): { keys: QueueKeys; raw: string };
   /** Runs a Lua snippet on the same backend, for setting up foreign data and inspecting keys. */
   raw(source: string, keys: string[], args?: string[]): Promise<RedisValue>;
   /** Another service on the same data (same prefix and clock), e.g. a second worker process. */
@@ -64,6 +76,7 @@ function makeHarness(
   clock: ManualClock,
   options: Partial<QueueServiceOptions>,
 ): Harness {
+  const partitions = options.defaults?.partitions ?? 1;
   const prefix = `qt-${Math.random().toString(36).slice(2, 10)}`;
   const calls: Harness['calls'] = [];
   const names = new Map<string, string>(Object.values(scripts).map((script) => [script.sha, script.name]));
@@ -74,12 +87,17 @@ function makeHarness(
   const keys = createKeySpace(prefix);
   return {
     queue,
+    partitions,
     clock,
     keys,
     calls,
     client: counting,
+    at(queue, id) {
+      const { raw, partition } = decodeId(id);
+      return { keys: keys.queue(queue, partition), raw };
+    },
     raw: (source, k, args = []) => client.eval(source, k, args),
-    another: (extra) => build(extra),
+    another: (extra = {}) => build({ ...extra, defaults: { ...options.defaults, ...extra.defaults } }),
     async cleanup() {
       for (const name of await queue.listQueues()) await queue.deleteQueue(name);
       await client.eval("return redis.call('DEL', KEYS[1], KEYS[2])", [keys.registry, keys.sweepCursor], []);
@@ -131,6 +149,24 @@ export const backends: Backend[] = [
       harness(options = {}) {
         if (client === undefined) throw new Error('setup not run');
         return makeHarness(client, createManualClock(), options);
+      },
+    } satisfies Backend;
+  })(),
+  (() => {
+    let cluster: Cluster | undefined;
+    const spec = inject('clusterNodes');
+    return {
+      name: 'redis cluster (3 masters, ioredis Cluster)',
+      skip: spec === '' ? 'no redis-server to start a cluster with' : undefined,
+      async setup() {
+        cluster = new Cluster(parseClusterNodes(spec), { redisOptions: { maxRetriesPerRequest: 1 } });
+      },
+      async teardown() {
+        cluster?.disconnect();
+      },
+      harness(options = {}) {
+        if (cluster === undefined) throw new Error('setup not run');
+        return makeHarness(createIoredisClusterClient(cluster), createManualClock(), options);
       },
     } satisfies Backend;
   })(),

@@ -1,10 +1,10 @@
 -- redrive: moves dead letters back into the stream as new messages (fresh delivery count) and
 -- removes them from the dead-letter stream in the same step.
--- KEYS: stream, dlq
+-- KEYS: stream, dlq, config
 -- ARGV: mode, limit: int, ...ids
 --   (mode: 'all' takes the oldest `limit` dead letters, 'ids' the listed ones)
--- Returns: redriven: int, more: flag
-local unpack = unpack or table.unpack
+-- Returns: redriven: int, more: flag, partitions: int
+-- @include common
 local entries = {}
 if args.mode == 'all' then
   entries = redis.call('XRANGE', keys.dlq, '-', '+', 'COUNT', string.format('%d', args.limit))
@@ -35,4 +35,4 @@ local more = 0
 if args.mode == 'all' and redis.call('EXISTS', keys.dlq) == 1 and redis.call('XLEN', keys.dlq) > 0 then
   more = 1
 end
-return { 'ok', redriven, more }
+return { 'ok', redriven, more, stored_partitions(keys.config) }

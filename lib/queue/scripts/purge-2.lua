@@ -1,0 +1,12 @@
+-- purge: deletes every dead letter of a queue.
+-- KEYS: dlq, config
+-- ARGV: none
+-- Returns: purged: int, partitions: int
+-- @include common
+local partitions = stored_partitions(keys.config)
+if redis.call('EXISTS', keys.dlq) == 0 then
+  return { 'ok', 0, partitions }
+end
+local n = redis.call('XLEN', keys.dlq)
+redis.call('DEL', keys.dlq)
+return { 'ok', n, partitions }
