@@ -100,6 +100,23 @@ export function syncRows<T>(
     else cursor = cursor.nextElementSibling;
   }
   for (const stale of existing.values()) stale.remove();
+  if (body instanceof HTMLTableSectionElement) labelCells(body);
+}
+
+/**
+ * Gives each cell of `body` its column's header as `data-label`, which the narrow layout shows
+ * beside the value when rows are stacked as cards.
+ */
+export function labelCells(body: HTMLTableSectionElement): void {
+  const headers = Array.from(
+    body.parentElement?.querySelectorAll('thead th') ?? [],
+    (th) => th.textContent ?? '',
+  );
+  for (const tr of Array.from(body.rows)) {
+    Array.from(tr.cells).forEach((td, index) => {
+      if (td.dataset.label === undefined) td.dataset.label = headers[index] ?? '';
+    });
+  }
 }
 
 let nextId = 0;

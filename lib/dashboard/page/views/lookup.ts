@@ -7,7 +7,7 @@
 import { STREAM_ID_RULE } from '../../../queue/rules.ts';
 import { ApiFailure, segment } from '../api.ts';
 import type { ViewContext } from '../context.ts';
-import { field, h, replaceChildren, table } from '../dom.ts';
+import { field, h, labelCells, replaceChildren, table } from '../dom.ts';
 import { fill } from '../features.ts';
 import { compareIds, json, relative, timestamp } from '../format.ts';
 import type { DeadLetter, DeadLetters, Message, Messages, Pending, QueueStats } from '../types.ts';
@@ -127,6 +127,7 @@ async function composedLookup(context: ViewContext, queue: string, id: string): 
       ),
     );
   }
+  labelCells(groupTable.body);
   const pairs: [string, Node | string][] = [['Message id', id]];
   if (!admin) pairs.push(['Stream entry', 'Reading the body needs an admin token']);
   else if (entry !== undefined) {

@@ -8,7 +8,7 @@ import { CALL_RULES, NAME_RULE, STREAM_ID_RULE } from '../../../queue/rules.ts';
 import { ApiFailure, segment } from '../api.ts';
 import { createChart, recordSample } from '../chart.ts';
 import { canChange, type View, type ViewContext } from '../context.ts';
-import { cell, field, h, replaceChildren, row, setText, syncRows, table } from '../dom.ts';
+import { cell, field, h, labelCells, replaceChildren, row, setText, syncRows, table } from '../dom.ts';
 import { fill, perQueue } from '../features.ts';
 import { count, duration, json, preview, relative, timestamp } from '../format.ts';
 import type { GroupStats, Messages, Pending, PendingEntry, PendingSummary, QueueStats } from '../types.ts';
@@ -269,6 +269,7 @@ export function queueView(context: ViewContext, queue: string): View {
             ),
           );
         }
+        labelCells(shown.body);
         const last = messages[messages.length - 1];
         next = last === undefined || messages.length < Number(size.value) ? undefined : `(${last.id}`;
         more.hidden = next === undefined;

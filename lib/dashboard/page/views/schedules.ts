@@ -5,7 +5,7 @@
  */
 import type { ViewContext } from '../context.ts';
 import { canChange } from '../context.ts';
-import { field, h, replaceChildren, table } from '../dom.ts';
+import { field, h, labelCells, replaceChildren, table } from '../dom.ts';
 import { fill, type Operation } from '../features.ts';
 import { preview } from '../format.ts';
 
@@ -91,6 +91,7 @@ export function schedulesPanel(
       }
       shown.body.append(tr);
     });
+    labelCells(shown.body);
     replaceChildren(output, shown.wrap);
   };
 
