@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import {
+  expectDashboardServed,
+  expectDeadLettered,
+  expectPoisonProof,
+  plantPoison,
+  produceConsumeAck,
+} from './support/scenario.ts';
 
 const tsx = join(projectRoot, 'node_modules/tsx/dist/cli.mjs');
 
@@ -72,6 +78,10 @@ describe('npm start on the local engine', () => {
 
   it('produces, consumes and acks on the local engine', async () => {
     await produceConsumeAck(base, token, 'node-orders');
+  });
+
+  it('serves the dashboard page and its assets without a token', async () => {
+    await expectDashboardServed(base);
   });
 
   it('dead-letters a poison message with its interval sweep', async () => {
