@@ -548,7 +548,9 @@ describe('dashboard in headless Chromium against npm start', () => {
       delete: { operationId: 'deleteSchedule', responses: { 200: ok } },
     };
     const calls: string[] = [];
-    const { page } = await tab();
+    // The read-only sign-in at the end makes the scope probe's 403.
+    const first = (await service.call('GET', '/v1/queues')).json.queues[0].name as string;
+    const { page } = await tab(refused(403, `/v1/queues/${first}/dlq`, '?count=1'));
     await page.route('**/openapi.json', (route) => route.fulfill({ json: document }));
     await page.route(/\/v1\/queues\/dash-later\/(pause|resume)$/, (route) => {
       calls.push(
@@ -613,5 +615,16 @@ describe('dashboard in headless Chromium against npm start', () => {
       'POST /v1/queues/dash-later/resume {}',
       `GET /v1/queues/dash-later/messages/${id}`,
     ]);
+
+    // Read-only: the later views show, their controls do not.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, tokens.consume);
+    await page.getByRole('heading', { name: 'Queues', level: 2 }).waitFor();
+    await open(page, `#/queue/${queue}`, `Queue ${queue} Paused`);
+    expect(await page.locator('[data-action="pause"], [data-action="resume"]').count()).toBe(0);
+    await open(page, '#/schedules', 'Schedules');
+    await page.locator('tr[data-schedule="nightly"]').waitFor();
+    expect(await page.getByRole('button', { name: /delete|save/i }).count()).toBe(0);
+    expect(await page.locator('form').count()).toBe(0);
   }, 60_000);
 });

@@ -122,3 +122,8 @@ export function fill(operation: Operation, values: readonly string[]): string {
   let index = 0;
   return operation.path.replace(/\{[^}/]+\}/g, () => encodeURIComponent(values[index++] ?? ''));
 }
+
+/** The method a changing operation is sent with, as documented (rules never match a GET for one). */
+export function writeMethod(operation: Operation): 'POST' | 'PUT' | 'DELETE' {
+  return operation.method === 'GET' ? 'POST' : operation.method;
+}

@@ -9,7 +9,7 @@ import { ApiFailure, segment } from '../api.ts';
 import { createChart, recordSample } from '../chart.ts';
 import { canChange, type View, type ViewContext } from '../context.ts';
 import { cell, field, h, labelCells, replaceChildren, row, setText, syncRows, table } from '../dom.ts';
-import { fill, perQueue } from '../features.ts';
+import { fill, perQueue, writeMethod } from '../features.ts';
 import { count, duration, json, preview, relative, timestamp } from '../format.ts';
 import type { GroupStats, Messages, Pending, PendingEntry, PendingSummary, QueueStats } from '../types.ts';
 import { lookupPanel } from './lookup.ts';
@@ -80,7 +80,11 @@ export function queueView(context: ViewContext, queue: string): View {
     button.addEventListener('click', () => {
       button.disabled = true;
       context.api
-        .send(operation.method === 'PUT' ? 'PUT' : 'POST', fill(operation, [queue]), {})
+        .send(
+          writeMethod(operation),
+          fill(operation, [queue]),
+          operation.method === 'DELETE' ? undefined : {},
+        )
         .then(() => {
           context.notify(`${label}d ${queue}`);
           refreshSoon();

@@ -6,7 +6,7 @@
 import type { ViewContext } from '../context.ts';
 import { canChange } from '../context.ts';
 import { field, h, labelCells, replaceChildren, table } from '../dom.ts';
-import { fill, type Operation } from '../features.ts';
+import { fill, type Operation, writeMethod } from '../features.ts';
 import { preview } from '../format.ts';
 
 type Item = Record<string, unknown>;
@@ -119,7 +119,7 @@ export function schedulesPanel(
             }
             try {
               await context.api.send(
-                create.method === 'PUT' ? 'PUT' : 'POST',
+                writeMethod(create),
                 fill(create, needsId ? [...scope, idInput.value.trim()] : scope),
                 body,
               );
