@@ -376,6 +376,47 @@ describe('dashboard in headless Chromium against npm start', () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   }, 60_000);
 
+  it('keeps the view and says so when a refresh fails, and signs out when the token stops working', async () => {
+    const queue = 'dash-outage';
+    await service.call('POST', `/v1/queues/${queue}/messages`, { messages: [{ body: 1 }] });
+    const { page } = await tab([
+      'answer 503: GET /v1/queues',
+      `console error: Failed to load resource: the server responded with a status of 503 (Service Unavailable) @ ${service.base}/v1/queues`,
+      ...refused(401, '/v1/queues'),
+    ]);
+    await signIn(page, tokens.admin);
+    await page.locator(`[data-queue="${queue}"]`).waitFor();
+    await page.getByLabel('Refresh interval').selectOption('1000');
+    let answer: 'real' | 503 | 401 = 'real';
+    await page.route(/\/v1\/queues$/, (route) => {
+      if (answer === 'real') return route.continue();
+      const status = answer;
+      // Once each: the next refresh gets the real answer again, or nothing more is asked.
+      answer = 'real';
+      return route.fulfill({
+        status,
+        json: {
+          error:
+            status === 503
+              ? { code: 'REDIS_UNAVAILABLE', message: 'Redis did not answer within 3000 ms' }
+              : { code: 'UNAUTHORIZED', message: 'Unknown token' },
+        },
+      });
+    });
+    answer = 503;
+    await poll(() => text(page, '[data-testid="live-state"]')).toMatch(
+      /^Refresh failed at [\d-]+ [\d:]+: Redis did not answer in time \(503 REDIS_UNAVAILABLE\)\. The dashboard keeps trying\.$/,
+    );
+    // The last good numbers stay on screen, and the next refresh recovers.
+    expect(await text(page, `[data-queue="${queue}"] [data-stat="length"]`)).toBe('1');
+    await poll(() => text(page, '[data-testid="live-state"]')).toMatch(/^Live; updated /);
+    answer = 401;
+    await poll(() => text(page, '[data-testid="sign-in-problem"]')).toBe(
+      "Signed out: The service does not accept this token (401 UNAUTHORIZED: Unknown token). Check it for typos, or use one of the service's API_TOKENS (npm start prints a development token).",
+    );
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  }, 60_000);
+
   describe('every view', () => {
     const queue = 'dash-views';
     const views = [

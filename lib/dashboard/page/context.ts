@@ -13,8 +13,6 @@ export interface ViewContext {
   /** Shows a failure in the alert region; a 401 signs out. */
   fail(error: unknown): void;
   confirm(options: ConfirmOptions): Promise<boolean>;
-  /** The live refresh interval in ms (what the chart's sampling rate is). */
-  readonly refreshMs: () => number;
 }
 
 export interface View {

@@ -100,7 +100,6 @@ function context(active: Session): ViewContext {
     },
     fail,
     confirm: confirmAction,
-    refreshMs: () => refreshMs,
   };
 }
 
