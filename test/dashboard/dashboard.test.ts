@@ -624,9 +624,9 @@ describe('dashboard in headless Chromium against npm start', () => {
     await page.getByRole('heading', { name: 'Schedules', level: 2 }).waitFor();
     await page.locator('tr[data-schedule="nightly"]').waitFor();
     expect(await page.locator('tr[data-schedule="nightly"] td').allTextContents()).toEqual([
-      '"nightly"',
-      '"dash-later"',
-      '"0 3 * * *"',
+      'nightly',
+      'dash-later',
+      '0 3 * * *',
       'Delete…',
     ]);
     await screenshot(page, 'schedules-1280x800');

@@ -58,7 +58,8 @@ export function schedulesPanel(
     const shown = table('Schedules', [...columns, ...(withDelete ? [''] : [])]);
     items.forEach((item, index) => {
       const id = idOf(item, index);
-      const tr = h('tr', { 'data-schedule': id }, ...columns.map((c) => h('td', {}, preview(item[c], 60))));
+      const value = (v: unknown) => (typeof v === 'string' ? v : preview(v, 60));
+      const tr = h('tr', { 'data-schedule': id }, ...columns.map((c) => h('td', {}, value(item[c]))));
       if (withDelete) {
         const button = h(
           'button',
