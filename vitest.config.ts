@@ -33,8 +33,8 @@ const differential = [
   'test/engine/data/stream-group.test.ts',
 ];
 
-/** The real workerd, deno and `npm start` processes. */
-const runtimes = ['test/runtimes/**/*.test.ts'];
+/** The real workerd, deno and `npm start` processes, and the dashboard in a real Chromium. */
+const runtimes = ['test/runtimes/**/*.test.ts', 'test/dashboard/**/*.test.ts'];
 
 export default defineConfig({
   test: {

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
 import { type Clock, systemClock } from '../clock.ts';
+import { registerDashboardRoutes } from '../dashboard/routes.ts';
 import { CodedError } from '../errors.ts';
 import { QueueErrorCode } from '../queue/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS, type Limits, type Timeouts } from '../queue/rules.ts';
@@ -322,6 +323,8 @@ export function createApp(options: AppOptions): ApiApp {
   const document = createDocument(app, limits);
   app.get('/openapi.json', (c) => c.json(document()));
   app.get('/docs', (c) => c.html(renderDocs(document())));
+  // The operators' page (no token: it asks for one); outside the OpenAPI document.
+  registerDashboardRoutes(app);
 
   return app;
 }

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import {
+  expectDashboardServed,
+  expectDeadLettered,
+  expectPoisonProof,
+  plantPoison,
+  produceConsumeAck,
+} from './support/scenario.ts';
 
 const deno = join(projectRoot, 'node_modules/deno/deno');
 const token = 'deno-admin-token';
@@ -46,6 +52,10 @@ afterAll(async () => {
 describe('Deno entry under deno', () => {
   it('produces, consumes and acks', async () => {
     await produceConsumeAck(base, token, 'deno-orders');
+  });
+
+  it('serves the dashboard page and its assets without a token', async () => {
+    await expectDashboardServed(base);
   });
 
   it('dead-letters a poison message when POST /v1/sweep runs the sweep', async () => {

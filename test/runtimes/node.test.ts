@@ -16,7 +16,13 @@ import { type EngineServer, startEngineServer } from '../../functions/engine-ser
 import { REDIS_URL, redisAvailable } from '../support/redis.ts';
 import { clusterToolsAvailable, startCluster, type TestCluster } from '../support/redis-cluster.ts';
 import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
-import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import {
+  expectDashboardServed,
+  expectDeadLettered,
+  expectPoisonProof,
+  plantPoison,
+  produceConsumeAck,
+} from './support/scenario.ts';
 
 const tsx = join(projectRoot, 'node_modules/tsx/dist/cli.mjs');
 
@@ -79,6 +85,10 @@ describe('npm start on the local engine', () => {
 
   it('produces, consumes and acks on the local engine', async () => {
     await produceConsumeAck(base, token, 'node-orders');
+  });
+
+  it('serves the dashboard page and its assets without a token', async () => {
+    await expectDashboardServed(base);
   });
 
   it('dead-letters a poison message with its interval sweep', async () => {

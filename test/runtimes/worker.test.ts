@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { checkContract } from '../contract/support/contract.ts';
 import { api, type Child, freePort, projectRoot, startChild } from './support/processes.ts';
-import { expectDeadLettered, expectPoisonProof, plantPoison, produceConsumeAck } from './support/scenario.ts';
+import {
+  expectDashboardServed,
+  expectDeadLettered,
+  expectPoisonProof,
+  plantPoison,
+  produceConsumeAck,
+} from './support/scenario.ts';
 
 const token = 'worker-admin-token';
 let engine: EngineServer;
@@ -109,6 +115,10 @@ describe('Workers entry under workerd', () => {
 
   it('produces, consumes and acks', async () => {
     await produceConsumeAck(base, token, 'worker-orders');
+  });
+
+  it('serves the dashboard page and its assets without a token', async () => {
+    await expectDashboardServed(base);
   });
 
   it('never breaks a read on entries other clients wrote, and refuses a body nested past 100 levels', async () => {

@@ -125,3 +125,33 @@ export async function expectPoisonProof(
   expect(dlq.status).toBe(200);
   expect(dlq.json.deadLetters).toHaveLength(5);
 }
+
+/**
+ * The dashboard as this runtime serves it, without a token: the page (HTML with the policy that
+ * confines it) and each asset the page names, with its type and cache header.
+ */
+export async function expectDashboardServed(base: string): Promise<void> {
+  const page = await fetch(`${base}/dashboard`, { signal: AbortSignal.timeout(15_000) });
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8$/i);
+  expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  const html = await page.text();
+  const assets = [...html.matchAll(/(?:src|href)="(dashboard\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
+  expect(assets.map((asset) => asset.replace(/-[0-9a-f]{16}\./, '-<hash>.'))).toEqual([
+    'dashboard/assets/icon-<hash>.svg',
+    'dashboard/assets/dashboard-<hash>.css',
+    'dashboard/assets/dashboard-<hash>.js',
+  ]);
+  const types: Record<string, RegExp> = {
+    svg: /^image\/svg\+xml$/,
+    css: /^text\/css; charset=utf-8$/,
+    js: /^text\/javascript; charset=utf-8$/,
+  };
+  for (const asset of assets) {
+    const res = await fetch(`${base}/${asset}`, { signal: AbortSignal.timeout(15_000) });
+    expect(res.status, asset).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(types[asset.split('.').pop() as string] as RegExp);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await res.text()).length).toBeGreaterThan(100);
+  }
+}
