@@ -20,7 +20,7 @@ import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
-import { requestBody } from './request-body.ts';
+import { acceptBody } from './request-body.ts';
 import { withinBudget } from './request-budget.ts';
 import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
@@ -281,7 +281,7 @@ export function createApp(options: AppOptions): ApiApp {
   });
 
   // Authenticate before reading any body: an anonymous client gets 401, not a parse error.
-  const authenticate = async (c: Context<ApiEnv>, next: () => Promise<void>) => {
+  const authenticate = (c: Context<ApiEnv>): void => {
     const header = c.req.header('authorization');
     const token = header === undefined ? undefined : bearerPattern.exec(header)?.[1];
     if (token === undefined) {
@@ -290,14 +290,10 @@ export function createApp(options: AppOptions): ApiApp {
     const scopes = options.tokens.scopesOf(token);
     if (scopes.size === 0) throw new ApiError(ApiErrorCode.unauthorized, 'Unknown token');
     c.set('scopes', scopes);
-    await next();
   };
-  app.use('/v1/*', authenticate);
-  app.use('/metrics', authenticate);
-  app.use('/v1/*', requestBody(limits.maxRequestBytes));
   // Bodies are application/json and nothing else (the document says so); the route's own
   // validators would also take application/*+json.
-  app.use('/v1/*', async (c, next) => {
+  const checkMediaType = (c: Context<ApiEnv>): void => {
     const type = c.req.header('content-type');
     const bodied = c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH';
     if (bodied && !jsonMediaType.test(type ?? (hasBody(c) ? '' : 'application/json'))) {
@@ -309,6 +305,18 @@ export function createApp(options: AppOptions): ApiApp {
         },
       );
     }
+  };
+  // One middleware for what every /v1 request passes, in this order: the token (401), the body's
+  // size (413), its media type (415).
+  app.use('/v1/*', async (c, next) => {
+    authenticate(c);
+    const reading = acceptBody(c, limits.maxRequestBytes);
+    if (reading !== undefined) await reading;
+    checkMediaType(c);
+    await next();
+  });
+  app.use('/metrics', async (c, next) => {
+    authenticate(c);
     await next();
   });
 

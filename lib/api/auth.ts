@@ -3,7 +3,7 @@
  * presented token, and the scope rule of every route. Entry points read the environment and pass
  * the spec string in; nothing here knows where it came from.
  */
-import { sha256 } from './sha256.ts';
+import { sha256Words } from './sha256.ts';
 
 export const Scope = {
   admin: 'admin',
@@ -25,10 +25,10 @@ export interface TokenSet {
   scopesOf(token: string): ReadonlySet<Scope>;
 }
 
-/** Equal-length comparison whose time does not depend on where the inputs differ. */
-function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+/** Equal-length comparison of two digests whose time does not depend on where they differ. */
+function timingSafeEqual(a: Uint32Array, b: Uint32Array): boolean {
+  let diff = 0;
+  for (let i = 0; i < 8; i++) diff |= (a[i] as number) ^ (b[i] as number);
   return diff === 0;
 }
 
@@ -85,12 +85,17 @@ function createTokenSetSync(input: string | readonly { scope: Scope; token: stri
     held.add(scope);
     byToken.set(token, held);
   }
-  const entries = [...byToken].map(([token, held]) => ({ hash: sha256(token), scopes: held }));
+  const entries = [...byToken].map(([token, held]) => ({
+    hash: sha256Words(token, new Uint32Array(8)),
+    scopes: held,
+  }));
+  // The presented token's digest, computed into the same words each time (lookups are synchronous).
+  const presented = new Uint32Array(8);
   const none: ReadonlySet<Scope> = new Set();
   return {
     size: entries.length,
     scopesOf(token) {
-      const hash = sha256(token);
+      const hash = sha256Words(token, presented);
       let found: ReadonlySet<Scope> = none;
       // Visit every entry, no early exit: the time taken says nothing about which one matched.
       for (const entry of entries) {

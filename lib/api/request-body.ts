@@ -25,46 +25,55 @@ function cacheText(c: Parameters<MiddlewareHandler<ApiEnv>>[0], text: string): v
 }
 
 /**
- * 413 for a body over `limit` bytes, before any route reads it.
- * @example app.use('/v1/*', requestBody(1024 * 1024))
+ * 413 for a body over `limit` bytes, before any route reads it; a body the entry point read is
+ * handed to hono's cache. Synchronous unless the body has to be read here (no Content-Length).
+ * @example await acceptBody(c, 1024 * 1024)
  */
-export function requestBody(limit: number): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD') return next();
-    const preRead = (c.env as Record<symbol, PreReadBody | undefined> | undefined)?.[PRE_READ_BODY];
-    if (preRead !== undefined) {
-      if ('tooLarge' in preRead) throw tooLarge(limit);
-      cacheText(c, preRead.text);
-      return next();
+export function acceptBody(
+  c: Parameters<MiddlewareHandler<ApiEnv>>[0],
+  limit: number,
+): Promise<void> | undefined {
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD') return undefined;
+  const preRead = (c.env as Record<symbol, PreReadBody | undefined> | undefined)?.[PRE_READ_BODY];
+  if (preRead !== undefined) {
+    if ('tooLarge' in preRead) throw tooLarge(limit);
+    cacheText(c, preRead.text);
+    return undefined;
+  }
+  const length = c.req.header('content-length');
+  if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+    if (Number(length) > limit) throw tooLarge(limit);
+    return undefined;
+  }
+  const stream = c.req.raw.body;
+  if (stream === null) return undefined;
+  return readLimited(c, stream, limit);
+}
+
+async function readLimited(
+  c: Parameters<MiddlewareHandler<ApiEnv>>[0],
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<void> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
     }
-    const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number(length) > limit) throw tooLarge(limit);
-      return next();
-    }
-    const stream = c.req.raw.body;
-    if (stream === null) return next();
-    const reader = stream.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > limit) {
-        await reader.cancel();
-        throw tooLarge(limit);
-      }
-      chunks.push(value);
-    }
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, offset);
-      offset += chunk.length;
-    }
-    cacheText(c, new TextDecoder().decode(body));
-    return next();
-  };
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.length;
+  }
+  cacheText(c, new TextDecoder().decode(body));
 }

@@ -1,7 +1,8 @@
 /**
- * SHA-256 (FIPS 180-4) in plain TypeScript, synchronous. The token lookup digests every presented
- * bearer token; webcrypto's digest is asynchronous (on Node a hop through the thread pool for
- * each request), which cost more than the rest of an ack. Tokens are short, so one or two blocks.
+ * SHA-256 (FIPS 180-4) in plain TypeScript, synchronous and without allocating: the token lookup
+ * digests every presented bearer token, and webcrypto's digest is asynchronous (on Node a hop
+ * through the thread pool for each request), which cost more than the rest of an ack. Tokens are
+ * short, so one or two blocks.
  */
 
 const K = new Uint32Array([
@@ -15,31 +16,44 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-const encoder = new TextEncoder();
-/** Scratch space, reused: the function is synchronous, so no two calls share it at once. */
-const w = new Uint32Array(64);
-const h = new Uint32Array(8);
 const INITIAL = [
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
 
-/**
- * The SHA-256 digest of `input` (a string is taken as UTF-8).
- * @example sha256('abc') // Uint8Array(32) [0xba, 0x78, ...]
- */
-export function sha256(input: string | Uint8Array): Uint8Array {
-  const data = typeof input === 'string' ? encoder.encode(input) : input;
-  // The message, a 1 bit, zeros, and its length in bits as a 64-bit big-endian number.
-  const blocks = Math.ceil((data.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(data);
-  padded[data.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  const bits = data.length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 0x1_0000_0000));
-  view.setUint32(padded.length - 4, bits >>> 0);
+const encoder = new TextEncoder();
+/** Scratch space, reused: the functions are synchronous, so no two calls share it at once. */
+const w = new Uint32Array(64);
+let padded = new Uint8Array(128);
+let view = new DataView(padded.buffer);
 
-  h.set(INITIAL);
+/** The 8 words of the digest of `input` (a string is taken as UTF-8) into `out`. */
+export function sha256Words(input: string | Uint8Array, out: Uint32Array): Uint32Array {
+  // A UTF-8 string is at most 3 bytes per UTF-16 unit; room for the padding besides.
+  const room = (typeof input === 'string' ? input.length * 3 : input.length) + 72;
+  if (padded.length < room) {
+    padded = new Uint8Array(Math.ceil(room / 64) * 64);
+    view = new DataView(padded.buffer);
+  }
+  const length =
+    typeof input === 'string' ? (encoder.encodeInto(input, padded).written as number) : input.length;
+  if (typeof input !== 'string') padded.set(input);
+  // The message, a 1 bit, zeros, and its length in bits as a 64-bit big-endian number.
+  const blocks = Math.ceil((length + 9) / 64);
+  const end = blocks * 64;
+  padded[length] = 0x80;
+  padded.fill(0, length + 1, end);
+  const bits = length * 8;
+  view.setUint32(end - 8, Math.floor(bits / 0x1_0000_0000));
+  view.setUint32(end - 4, bits >>> 0);
+
+  let h0 = INITIAL[0] as number;
+  let h1 = INITIAL[1] as number;
+  let h2 = INITIAL[2] as number;
+  let h3 = INITIAL[3] as number;
+  let h4 = INITIAL[4] as number;
+  let h5 = INITIAL[5] as number;
+  let h6 = INITIAL[6] as number;
+  let h7 = INITIAL[7] as number;
   for (let block = 0; block < blocks; block++) {
     for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
     for (let t = 16; t < 64; t++) {
@@ -49,14 +63,14 @@ export function sha256(input: string | Uint8Array): Uint8Array {
       const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
       w[t] = ((w[t - 16] as number) + s0 + (w[t - 7] as number) + s1) >>> 0;
     }
-    let a = h[0] as number;
-    let b = h[1] as number;
-    let c = h[2] as number;
-    let d = h[3] as number;
-    let e = h[4] as number;
-    let f = h[5] as number;
-    let g = h[6] as number;
-    let k = h[7] as number;
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    let f = h5;
+    let g = h6;
+    let k = h7;
     for (let t = 0; t < 64; t++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const ch = (e & f) ^ (~e & g);
@@ -73,17 +87,34 @@ export function sha256(input: string | Uint8Array): Uint8Array {
       b = a;
       a = (t1 + t2) >>> 0;
     }
-    h[0] = ((h[0] as number) + a) >>> 0;
-    h[1] = ((h[1] as number) + b) >>> 0;
-    h[2] = ((h[2] as number) + c) >>> 0;
-    h[3] = ((h[3] as number) + d) >>> 0;
-    h[4] = ((h[4] as number) + e) >>> 0;
-    h[5] = ((h[5] as number) + f) >>> 0;
-    h[6] = ((h[6] as number) + g) >>> 0;
-    h[7] = ((h[7] as number) + k) >>> 0;
+    h0 = (h0 + a) >>> 0;
+    h1 = (h1 + b) >>> 0;
+    h2 = (h2 + c) >>> 0;
+    h3 = (h3 + d) >>> 0;
+    h4 = (h4 + e) >>> 0;
+    h5 = (h5 + f) >>> 0;
+    h6 = (h6 + g) >>> 0;
+    h7 = (h7 + k) >>> 0;
   }
+  out[0] = h0;
+  out[1] = h1;
+  out[2] = h2;
+  out[3] = h3;
+  out[4] = h4;
+  out[5] = h5;
+  out[6] = h6;
+  out[7] = h7;
+  return out;
+}
+
+/**
+ * The SHA-256 digest of `input` as 32 bytes.
+ * @example sha256('abc') // Uint8Array(32) [0xba, 0x78, ...]
+ */
+export function sha256(input: string | Uint8Array): Uint8Array {
+  const words = sha256Words(input, new Uint32Array(8));
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i] as number);
+  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, words[i] as number);
   return out;
 }
