@@ -815,10 +815,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const cursor = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
       const read = async (p: number) => {
         const k = keysOf(queue, p);
+        const from = partitionBound(cursor, 'start', p);
+        // Past the largest id of this partition: nothing to read (Redis refuses that bound).
+        const empty = from === EMPTY_START;
         const reply = await run(
           scripts.dlqList,
           { dlq: k.dlq, config: k.config },
-          { from: partitionBound(cursor, 'start', p), count: n + 1 },
+          empty ? { from: '-', count: 0 } : { from, count: n + 1 },
         );
         return {
           partitions: reply.partitions,
