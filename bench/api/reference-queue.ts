@@ -15,7 +15,10 @@ interface Stored {
 
 export function createReferenceQueue(): Hono {
   const app = new Hono();
-  const waiting: Stored[] = [];
+  // A queue in an array read from `head` on: taking from the front is O(1), as in a real queue
+  // (an Array#splice at 0 moves every waiting message and made this reference slower than the API).
+  let waiting: Stored[] = [];
+  let head = 0;
   let seq = 0;
   app.post('/v1/queues/:queue/messages', async (c) => {
     const { messages } = await c.req.json<{
@@ -31,7 +34,13 @@ export function createReferenceQueue(): Hono {
   });
   app.post('/v1/queues/:queue/groups/:group/consume', async (c) => {
     const { count = 10 } = await c.req.json<{ consumer: string; count?: number }>();
-    const messages = waiting.splice(0, count).map((m) => ({ ...m, deliveries: 1 }));
+    const taken = waiting.slice(head, head + count);
+    head += taken.length;
+    if (head > 4096 && head * 2 > waiting.length) {
+      waiting = waiting.slice(head);
+      head = 0;
+    }
+    const messages = taken.map((m) => ({ ...m, deliveries: 1 }));
     return c.json({ messages }, 200);
   });
   app.post('/v1/queues/:queue/groups/:group/ack', async (c) => {

@@ -27,6 +27,7 @@ import { registerDlqRoutes } from './routes/dlq.ts';
 import { registerGroupRoutes } from './routes/groups.ts';
 import { registerMessageRoutes } from './routes/messages.ts';
 import { registerQueueRoutes } from './routes/queues.ts';
+import { carriesRequestId, json } from './routes/shared.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -223,29 +224,24 @@ export function createApp(options: AppOptions): ApiApp {
           code === QueueErrorCode.redisError ? 'Redis answered with an unexpected error' : 'Internal error',
           { requestId },
         );
-    const headers: Record<string, string> = { 'x-request-id': requestId };
+    const headers: Record<string, string> = {};
     if (status === 503) headers['retry-after'] = retryAfter;
     if (status === 401) headers['www-authenticate'] = 'Bearer';
-    return c.json(body, status, headers);
+    return json(c, body, status, headers);
   };
   app.onError(answerError);
 
   // Built on the first unrouted request, once every route is registered.
   let matchers: RouteMatcher[] | undefined;
   app.notFound((c) => {
-    const headers: Record<string, string> = { 'x-request-id': c.get('requestId') ?? 'unknown' };
     matchers ??= routeMatchers(app.routes);
     const allowed = allowedMethods(matchers, c.req.path);
     if (allowed.length > 0) {
-      headers.allow = allowed.join(', ');
-      const message = `${c.req.method} is not allowed on ${c.req.path}; use ${headers.allow}`;
-      return c.json(envelope(ApiErrorCode.methodNotAllowed, message, { allow: allowed }), 405, headers);
+      const allow = allowed.join(', ');
+      const message = `${c.req.method} is not allowed on ${c.req.path}; use ${allow}`;
+      return json(c, envelope(ApiErrorCode.methodNotAllowed, message, { allow: allowed }), 405, { allow });
     }
-    return c.json(
-      envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`),
-      404,
-      headers,
-    );
+    return json(c, envelope(ApiErrorCode.notFound, `No route for ${c.req.method} ${c.req.path}`), 404);
   });
 
   // Request id and request counters for everything, errors included.
@@ -256,8 +252,6 @@ export function createApp(options: AppOptions): ApiApp {
       incoming !== undefined && requestIdPattern.test(incoming) ? incoming : crypto.randomUUID();
     c.set('requestId', requestId);
     c.set('scopes', noScopes);
-    // Set before the answer exists: a header added to a finished answer copies its headers.
-    c.header('x-request-id', requestId);
     try {
       await withinBudget(
         timeouts.requestTimeoutMs,
@@ -271,6 +265,9 @@ export function createApp(options: AppOptions): ApiApp {
       // The budget ran out (the handler's own errors were answered inside `next`).
       c.res = answerError(error, c);
     }
+    // JSON answers carry it already (routes/shared.ts json); pages, the document and hono's own
+    // answers get it here.
+    if (!carriesRequestId(c.res)) c.res.headers.set('x-request-id', requestId);
     const route = routePath(c, -1);
     metrics.observe(
       c.req.method,

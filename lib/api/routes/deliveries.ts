@@ -23,6 +23,7 @@ import {
 import {
   bearerSecurity,
   errorResponses,
+  json,
   jsonBody,
   jsonContent,
   requireScope,
@@ -145,10 +146,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
       await giveBack();
       // Out of budget: the 503 of the budget. Otherwise the client left: nobody reads the answer.
       if (budget.signal.reason instanceof QueueError) throw budget.signal.reason;
-      return c.json({ messages: [] }, 200);
+      return json(c, { messages: [] }, 200);
     }
     try {
-      return c.json({ messages }, 200);
+      return json(c, { messages }, 200);
     } catch (error) {
       await giveBack();
       throw error;
@@ -158,19 +159,19 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
   app.openapi(ack, async (c) => {
     const { queue: name, group } = c.req.valid('param');
     const { ids } = c.req.valid('json');
-    return c.json({ acked: await queue.ack(name, group, ids) }, 200);
+    return json(c, { acked: await queue.ack(name, group, ids) }, 200);
   });
 
   app.openapi(nack, async (c) => {
     const { queue: name, group } = c.req.valid('param');
     const { ids, delayMs } = c.req.valid('json');
-    return c.json({ requeued: await queue.nack(name, group, ids, delayMs) }, 200);
+    return json(c, { requeued: await queue.nack(name, group, ids, delayMs) }, 200);
   });
 
   app.openapi(extend, async (c) => {
     const { queue: name, group } = c.req.valid('param');
     const { consumer, ids } = c.req.valid('json');
-    return c.json(await queue.extend(name, group, consumer, ids), 200);
+    return json(c, await queue.extend(name, group, consumer, ids), 200);
   });
 
   app.openapi(reclaim, async (c) => {
@@ -179,7 +180,7 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
     const options: { minIdleMs: number; count?: number; cursor?: string } = { minIdleMs };
     if (count !== undefined) options.count = count;
     if (cursor !== undefined) options.cursor = cursor;
-    return c.json(await queue.reclaim(name, group, consumer, options), 200);
+    return json(c, await queue.reclaim(name, group, consumer, options), 200);
   });
 
   app.openapi(pending, async (c) => {
@@ -191,7 +192,7 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
       query.count !== undefined ||
       query.consumer !== undefined ||
       query.minIdleMs !== undefined;
-    if (!ranged) return c.json(await queue.pendingSummary(name, group), 200);
+    if (!ranged) return json(c, await queue.pendingSummary(name, group), 200);
     const options: { start: string; end: string; count: number; consumer?: string; minIdleMs?: number } = {
       start: query.start ?? '-',
       end: query.end ?? '+',
@@ -199,6 +200,6 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
     };
     if (query.consumer !== undefined) options.consumer = query.consumer;
     if (query.minIdleMs !== undefined) options.minIdleMs = query.minIdleMs;
-    return c.json({ entries: await queue.pendingRange(name, group, options) }, 200);
+    return json(c, { entries: await queue.pendingRange(name, group, options) }, 200);
   });
 }

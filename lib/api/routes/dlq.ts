@@ -13,6 +13,7 @@ import {
 import {
   bearerSecurity,
   errorResponses,
+  json,
   jsonBody,
   jsonContent,
   requireScope,
@@ -63,18 +64,18 @@ export function registerDlqRoutes(app: ApiApp, { queue }: RouteDeps): void {
     const options: { count?: number; cursor?: string } = {};
     if (count !== undefined) options.count = count;
     if (cursor !== undefined) options.cursor = cursor;
-    return c.json(await queue.listDeadLetters(name, options), 200);
+    return json(c, await queue.listDeadLetters(name, options), 200);
   });
 
   app.openapi(redrive, async (c) => {
     const { queue: name } = c.req.valid('param');
     const selection = c.req.valid('json');
     const redriven = await queue.redrive(name, 'all' in selection ? { all: true } : { ids: selection.ids });
-    return c.json({ redriven }, 200);
+    return json(c, { redriven }, 200);
   });
 
   app.openapi(purge, async (c) => {
     const { queue: name } = c.req.valid('param');
-    return c.json({ purged: await queue.purgeDeadLetters(name) }, 200);
+    return json(c, { purged: await queue.purgeDeadLetters(name) }, 200);
   });
 }

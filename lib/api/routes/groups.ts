@@ -7,6 +7,7 @@ import { Deleted, GroupCreateBody, GroupCreated, GroupParams } from '../schemas.
 import {
   bearerSecurity,
   errorResponses,
+  json,
   jsonBody,
   jsonContent,
   requireScope,
@@ -50,8 +51,8 @@ export function registerGroupRoutes(app: ApiApp, { queue }: RouteDeps): void {
     const { start } = c.req.valid('json');
     const { created } = await queue.createGroup(name, group, start);
     return created
-      ? c.json({ queue: name, group, created }, 201)
-      : c.json({ queue: name, group, created }, 200);
+      ? json(c, { queue: name, group, created }, 201)
+      : json(c, { queue: name, group, created }, 200);
   });
 
   app.openapi(deleteGroup, async (c) => {
@@ -62,6 +63,6 @@ export function registerGroupRoutes(app: ApiApp, { queue }: RouteDeps): void {
         `Group "${group}" of queue "${name}" does not exist`,
       );
     }
-    return c.json({ deleted: true as const }, 200);
+    return json(c, { deleted: true as const }, 200);
   });
 }

@@ -7,6 +7,7 @@ import { BrowseQuery, MessageList, ProduceBody, ProduceResult, QueueParams } fro
 import {
   bearerSecurity,
   errorResponses,
+  json,
   jsonBody,
   jsonContent,
   requireScope,
@@ -46,7 +47,7 @@ export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
     const { messages } = c.req.valid('json');
     // Parsed JSON has no explicit undefined, so zod's `?: T | undefined` fits `?: T` here. The
     // queue checks each message's size (MESSAGE_TOO_LARGE, the whole batch refused).
-    return c.json({ ids: await queue.produce(name, messages as MessageInput[]) }, 201);
+    return json(c, { ids: await queue.produce(name, messages as MessageInput[]) }, 201);
   });
 
   app.openapi(browse, async (c) => {
@@ -56,6 +57,6 @@ export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
     if (start !== undefined) options.start = start;
     if (end !== undefined) options.end = end;
     if (count !== undefined) options.count = count;
-    return c.json({ messages: await queue.browse(name, options) }, 200);
+    return json(c, { messages: await queue.browse(name, options) }, 200);
   });
 }

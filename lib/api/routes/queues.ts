@@ -16,6 +16,7 @@ import {
   bearerSecurity,
   compact,
   errorResponses,
+  json,
   jsonBody,
   jsonContent,
   requireScope,
@@ -99,25 +100,25 @@ export function registerQueueRoutes(app: ApiApp, { queue }: RouteDeps): void {
   app.openapi(putQueue, async (c) => {
     const { queue: name } = c.req.valid('param');
     const patch = c.req.valid('json');
-    return c.json(await queue.configure(name, compact(patch)), 200);
+    return json(c, await queue.configure(name, compact(patch)), 200);
   });
 
   app.openapi(listQueues, async (c) => {
     const names = await queue.listQueues();
     const stats = await Promise.all(names.map((name) => queue.stats(name)));
-    return c.json({ queues: stats }, 200);
+    return json(c, { queues: stats }, 200);
   });
 
   app.openapi(getQueue, async (c) => {
     const { queue: name } = c.req.valid('param');
-    return c.json(await queue.stats(name), 200);
+    return json(c, await queue.stats(name), 200);
   });
 
   app.openapi(getConfig, async (c) => {
     const { queue: name } = c.req.valid('param');
     const config = await queue.getConfig(name);
     if (config === null) throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${name}" does not exist`);
-    return c.json(config, 200);
+    return json(c, config, 200);
   });
 
   app.openapi(deleteQueue, async (c) => {
@@ -125,6 +126,6 @@ export function registerQueueRoutes(app: ApiApp, { queue }: RouteDeps): void {
     if (!(await queue.deleteQueue(name))) {
       throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${name}" does not exist`);
     }
-    return c.json({ deleted: true as const }, 200);
+    return json(c, { deleted: true as const }, 200);
   });
 }

@@ -4,7 +4,9 @@
  * security requirement and the per-route scope check.
  */
 
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { JSONParsed, JSONValue } from 'hono/utils/types';
 import type { ZodType } from 'zod';
 import { allows, type Scope } from '../auth.ts';
 import type { ApiEnv } from '../context.ts';
@@ -18,6 +20,36 @@ const requestIdHeader = {
     schema: { type: 'string' as const },
   },
 };
+
+const answered = new WeakSet<Response>();
+
+/**
+ * A JSON answer with the request id, its headers a plain object: the Node adapter writes such an
+ * answer straight out, where `c.json` after `c.header` builds a `Headers` and copies it (a third of
+ * a small request's CPU in the Node server, measured with --cpu-prof).
+ * @example return json(c, { acked: 3 }, 200);
+ */
+export function json<T extends JSONValue | object, S extends ContentfulStatusCode>(
+  c: Context<ApiEnv>,
+  body: T,
+  status: S,
+  extraHeaders?: Record<string, string>,
+): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-request-id': c.get('requestId'),
+  };
+  if (extraHeaders !== undefined) Object.assign(headers, extraHeaders);
+  const response = new Response(JSON.stringify(body), { status, headers });
+  answered.add(response);
+  // The same object hono's c.json returns, built without its Headers copy.
+  return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
+}
+
+/** Whether `response` was built by `json` and so already carries the request id. */
+export function carriesRequestId(response: Response): boolean {
+  return answered.has(response);
+}
 
 export function jsonContent<T extends ZodType>(schema: T, description: string) {
   return { description, headers: requestIdHeader, content: { 'application/json': { schema } } } as const;

@@ -11,6 +11,7 @@ import {
   bearerSecurity,
   emptyBodyIsEmptyObject,
   errorResponses,
+  json,
   jsonContent,
   requireScope,
   WITH_BODY,
@@ -80,14 +81,14 @@ export function registerSystemRoutes(app: ApiApp, deps: RouteDeps): void {
     };
     if (body.budget !== undefined) options.budget = body.budget;
     if (body.timeBudgetMs !== undefined) c.get('budget').extend(body.timeBudgetMs);
-    return c.json(await deps.queue.sweep(options), 200);
+    return json(c, await deps.queue.sweep(options), 200);
   });
 
   app.openapi(healthz, async (c) => {
     if (!(await redisAnswers(deps))) {
       throw new QueueError(QueueErrorCode.redisUnavailable, 'Redis does not answer');
     }
-    return c.json({ status: 'ok' as const, redis: 'up' as const }, 200);
+    return json(c, { status: 'ok' as const, redis: 'up' as const }, 200);
   });
 
   app.openapi(metrics, async (c) => {

@@ -10,7 +10,7 @@
  * elements 1, 2, ... up to the first nil.
  */
 import { RedisError, type Reply, StatusReply } from '../reply.ts';
-import { type LuaStack, LuaType } from './lua-stack.ts';
+import { type LuaStack, LuaType, luaInteger } from './lua-stack.ts';
 import { formatG } from './number-format.ts';
 
 /** Pushes `reply` onto the Lua stack as `redis.call` would hand it to the script. */
@@ -25,7 +25,7 @@ export function pushReply(stack: LuaStack, L: number, reply: Reply): void {
     raw._lua_createtable(L, reply.length, 0);
     for (let i = 0; i < reply.length; i++) {
       pushReply(stack, L, reply[i]!);
-      raw._lua_rawseti(L, -2, BigInt(i + 1));
+      raw._lua_rawseti(L, -2, luaInteger(i + 1));
     }
   }
 }
@@ -63,7 +63,7 @@ function readTable(stack: LuaStack, L: number, at: number): Reply {
   if (typeof double === 'number') return formatG(double, 17);
   const items: Reply[] = [];
   for (let i = 1; ; i++) {
-    const type = raw._lua_rawgeti(L, at, BigInt(i));
+    const type = raw._lua_rawgeti(L, at, luaInteger(i));
     if (type === LuaType.nil) {
       raw._lua_settop(L, -2);
       return items;

@@ -4,7 +4,7 @@
  * refused), an empty table encodes as `{}`, numbers print with `%.14g`, `/` is escaped, and JSON
  * null decodes to `cjson.null` (a NULL light userdata).
  */
-import { type LuaStack, LuaType } from './lua-stack.ts';
+import { type LuaStack, LuaType, luaInteger } from './lua-stack.ts';
 import { formatG } from './number-format.ts';
 
 const MAX_DEPTH = 1000;
@@ -62,7 +62,7 @@ function encodeTable(stack: LuaStack, L: number, at: number, depth: number): str
     if (max > 10 && max > count * 2) throw new Error('Cannot serialise table: excessively sparse array');
     const parts: string[] = [];
     for (let i = 1; i <= max; i++) {
-      raw._lua_rawgeti(L, at, BigInt(i));
+      raw._lua_rawgeti(L, at, luaInteger(i));
       parts.push(encodeLuaValue(stack, L, -1, depth));
       raw._lua_settop(L, -2);
     }
@@ -121,7 +121,7 @@ function pushJsonValue(stack: LuaStack, L: number, value: unknown): void {
     raw._lua_createtable(L, value.length, 0);
     value.forEach((item, i) => {
       pushJsonValue(stack, L, item);
-      raw._lua_rawseti(L, -2, BigInt(i + 1));
+      raw._lua_rawseti(L, -2, luaInteger(i + 1));
     });
   } else {
     const entries = Object.entries(value as Record<string, unknown>);

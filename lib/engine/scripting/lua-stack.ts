@@ -61,6 +61,19 @@ export const REGISTRY_INDEX = -1_001_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Strings up to this many bytes cross by a byte loop when ASCII: cheaper than a codec call. */
+const SHORT_STRING = 64;
+
+const smallIntegers: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/**
+ * `n` as the bigint a `lua_Integer` parameter takes: table indexes and registry references are
+ * small, so the common ones come from a table instead of a new BigInt per call.
+ */
+export function luaInteger(n: number): bigint {
+  return smallIntegers[n] ?? BigInt(n);
+}
+
 /** String and number helpers bound to one Lua module (shared by every state in it). */
 export class LuaStack {
   readonly raw: RawLua;
@@ -88,8 +101,24 @@ export class LuaStack {
   }
 
   pushString(L: number, text: string): void {
-    const [pointer, length] = this.encode(text);
-    this.raw._lua_pushlstring(L, pointer, length);
+    const length = text.length;
+    if (length <= SHORT_STRING) {
+      if (this.scratchSize === 0) this.encode('');
+      const heap = this.raw.HEAPU8;
+      const at = this.scratch;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) break;
+        heap[at + i] = code;
+      }
+      if (i === length) {
+        this.raw._lua_pushlstring(L, at, length);
+        return;
+      }
+    }
+    const [pointer, written] = this.encode(text);
+    this.raw._lua_pushlstring(L, pointer, written);
   }
 
   /** The string (or number, converted by Lua) at `index`, decoded from UTF-8. */
@@ -97,7 +126,18 @@ export class LuaStack {
     const pointer = this.raw._lua_tolstring(L, index, this.lengthPointer);
     if (pointer === 0) return '';
     const length = this.raw.HEAPU32[this.lengthPointer >>> 2]!;
-    return decoder.decode(this.raw.HEAPU8.subarray(pointer, pointer + length));
+    const heap = this.raw.HEAPU8;
+    if (length <= SHORT_STRING) {
+      let text = '';
+      let i = 0;
+      for (; i < length; i++) {
+        const byte = heap[pointer + i]!;
+        if (byte >= 0x80) break;
+        text += String.fromCharCode(byte);
+      }
+      if (i === length) return text;
+    }
+    return decoder.decode(heap.subarray(pointer, pointer + length));
   }
 
   /** Raw bytes of the string at `index` (copied, since Lua may move or free its memory). */
@@ -109,7 +149,8 @@ export class LuaStack {
 
   /** Pushes a JS number as a Lua integer when it is one, so Lua 5.4 prints it without ".0". */
   pushNumber(L: number, value: number): void {
-    if (Number.isSafeInteger(value)) this.raw._lua_pushinteger(L, BigInt(value));
+    if (Number.isSafeInteger(value))
+      this.raw._lua_pushinteger(L, value >= 0 ? luaInteger(value) : BigInt(value));
     else this.raw._lua_pushnumber(L, value);
   }
 

@@ -9,7 +9,7 @@ import { RedisError, type Reply } from '../reply.ts';
 import { pushReply, readReply } from './conversion.ts';
 import { encodeLuaValue, pushDecodedJson } from './lua-json.ts';
 import { luaModule } from './lua-module.ts';
-import { LuaStack, LuaType, REGISTRY_INDEX } from './lua-stack.ts';
+import { LuaStack, LuaType, luaInteger, REGISTRY_INDEX } from './lua-stack.ts';
 import { formatG } from './number-format.ts';
 import { PRELUDE } from './prelude.ts';
 import { sha1HexBytes } from './sha1.ts';
@@ -177,7 +177,7 @@ export class ScriptVm {
   compile(body: string): number | RedisError {
     const raw = this.stack.raw;
     const L = this.L;
-    raw._lua_rawgeti(L, REGISTRY_INDEX, BigInt(this.compileRef));
+    raw._lua_rawgeti(L, REGISTRY_INDEX, luaInteger(this.compileRef));
     this.stack.pushString(L, body);
     // `load` returns the function, or nil and the message; a failed call leaves the message alone.
     const failed = raw._lua_pcallk(L, 1, 2, 0, 0, 0) !== 0;
@@ -207,8 +207,8 @@ export class ScriptVm {
       deadline: run.elapsed() + run.timeLimitMs,
       timedOut: false,
     };
-    raw._lua_rawgeti(L, REGISTRY_INDEX, BigInt(this.runRef));
-    raw._lua_rawgeti(L, REGISTRY_INDEX, BigInt(script.ref));
+    raw._lua_rawgeti(L, REGISTRY_INDEX, luaInteger(this.runRef));
+    raw._lua_rawgeti(L, REGISTRY_INDEX, luaInteger(script.ref));
     this.pushStrings(keys);
     this.pushStrings(args);
     const outer = active;
@@ -241,7 +241,7 @@ export class ScriptVm {
     raw._lua_createtable(this.L, values.length, 0);
     for (let i = 0; i < values.length; i++) {
       this.stack.pushString(this.L, values[i]!);
-      raw._lua_rawseti(this.L, -2, BigInt(i + 1));
+      raw._lua_rawseti(this.L, -2, luaInteger(i + 1));
     }
   }
 

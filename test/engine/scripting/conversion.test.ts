@@ -19,6 +19,31 @@ describe('Lua → reply conversion', () => {
     expect(evalOn("return 'héllo\\0world'")).toBe('héllo\u0000world');
   });
 
+  it('carries strings of every length and byte both ways: ASCII, UTF-8 and NUL, short and long', () => {
+    const texts = [
+      '',
+      'a',
+      'é',
+      '\u0000',
+      'a'.repeat(63),
+      'a'.repeat(64),
+      'a'.repeat(65),
+      `${'a'.repeat(63)}é`,
+    ];
+    texts.push(
+      `é${'a'.repeat(70)}`,
+      `${'a'.repeat(40)}日本${'b'.repeat(30)}`,
+      '😀',
+      `x\u0000${'y'.repeat(62)}`,
+    );
+    // Each ARGV string is pushed to Lua, measured there, and read back: a key, a field and a reply.
+    const script =
+      "redis.call('HSET', KEYS[1], ARGV[1], ARGV[1]); return {#ARGV[1], redis.call('HGET', KEYS[1], ARGV[1]), ARGV[1]}";
+    for (const text of texts) {
+      expect(evalOn(script, [`k${text}`], [text])).toEqual([Buffer.byteLength(text), text, text]);
+    }
+  });
+
   it('turns true into 1 and false and nil into a nil reply', () => {
     expect(evalOn('return true')).toBe(1);
     expect(evalOn('return false')).toBeNull();
