@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { isQueueErrorCode } from '../lib/queue/errors.ts';
+import { CONFIG_FIELDS } from '../lib/queue/rules.ts';
 import type { ParamKind, ParamShape, TupleShape, ValueShape } from '../lib/queue/script-binding.ts';
 
 const scriptsDir = new URL('../lib/queue/scripts/', import.meta.url);
@@ -250,6 +251,24 @@ function checkBody(body: string, file: string, errors: readonly string[]): void 
   }
 }
 
+/**
+ * The config fields a script reads, when it reads its config only as `cfg.<field>` of
+ * `load_config(keys.config, args.config)`: the runner then sends (and the script looks up) just
+ * those. Undefined when the script reads no config, or hands `cfg` on whole: all of it is sent.
+ */
+function configFields(body: string, file: string): string[] | undefined {
+  if (!body.includes('load_config(keys.config, args.config)')) return undefined;
+  const uses = [...body.matchAll(/\bcfg\b(\.([A-Za-z]+))?/g)];
+  const whole = uses.filter((use) => use[1] === undefined);
+  // `local cfg = load_config(...)` is the one bare mention a script that only reads fields has.
+  if (whole.length !== 1) return undefined;
+  const fields = [...new Set(uses.flatMap((use) => (use[2] === undefined ? [] : [use[2]])))].sort();
+  for (const field of fields) {
+    if (!Object.hasOwn(CONFIG_FIELDS, field)) throw new Error(`${file}: cfg.${field} is not a config field`);
+  }
+  return fields;
+}
+
 async function expand(lines: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const line of lines) {
@@ -321,6 +340,7 @@ export async function renderGenerated(): Promise<string> {
     }
     const body = lines.slice(header.end);
     checkBody(body.join('\n'), file, header.errors);
+    const fields = configFields(body.join('\n'), file);
     const source = [
       ...lines.slice(0, header.end),
       ...prologue('keys', 'KEYS', header.keys),
@@ -343,6 +363,7 @@ export async function renderGenerated(): Promise<string> {
       `    args: ${JSON.stringify(header.args)},`,
       `    reply: ${JSON.stringify(header.reply)},`,
       `    errors: ${JSON.stringify(header.errors)},`,
+      ...(fields === undefined ? [] : [`    configFields: ${JSON.stringify(fields)},`]),
       `    source: ${JSON.stringify(source)},`,
       `  } as ScriptBinding<${T}Keys, ${T}Args, ${T}Reply>,`,
     );

@@ -44,6 +44,11 @@ export interface ScriptBinding<Keys, Args, Reply> extends LuaScript {
   readonly reply: TupleShape;
   /** The statuses the script may answer instead of 'ok'. */
   readonly errors: readonly QueueErrorCode[];
+  /**
+   * The config fields the script reads (`cfg.<field>`), when the generator could list them: its
+   * `config` argument then carries only these, and the script looks up only these.
+   */
+  readonly configFields?: readonly string[];
   /** Never set: carries the types. */
   readonly types?: { keys: Keys; args: Args; reply: Reply };
 }

@@ -50,9 +50,33 @@ function statusMessage(
  * const { acked } = await run(scripts.ack, { stream, lease, meta }, { group: 'billing', ids });
  */
 export function createScriptRunner(redis: RedisClient): ScriptRunner {
+  // Per config object (the deployment's defaults, one for the service's life) and script: the
+  // fields that script reads.
+  const narrowed = new WeakMap<object, Map<string, Record<string, unknown>>>();
+  const narrow = (fields: readonly string[], name: string, config: object): Record<string, unknown> => {
+    let byScript = narrowed.get(config);
+    if (byScript === undefined) {
+      byScript = new Map();
+      narrowed.set(config, byScript);
+    }
+    let picked = byScript.get(name);
+    if (picked === undefined) {
+      picked = {};
+      for (const field of fields) {
+        if (Object.hasOwn(config, field)) picked[field] = (config as Record<string, unknown>)[field];
+      }
+      byScript.set(name, picked);
+    }
+    return picked;
+  };
   return async (script, keys, args, options) => {
     const keyList = encodeParams(script.keys, keys as Record<string, unknown>);
-    const argList = encodeParams(script.args, args as Record<string, unknown>);
+    let values = args as Record<string, unknown>;
+    const config = values.config;
+    if (script.configFields !== undefined && typeof config === 'object' && config !== null) {
+      values = { ...values, config: narrow(script.configFields, script.name, config) };
+    }
+    const argList = encodeParams(script.args, values);
     let reply: RedisValue;
     try {
       reply = await runScript(redis, script, keyList, argList, callOptions(options));

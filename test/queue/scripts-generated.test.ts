@@ -16,3 +16,29 @@ it('uses no Lua shebang flags or Lua 5.2+ syntax that Redis 7.0 would reject', a
     expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
   }
 });
+
+it('sends a script only the config fields it reads, and the script looks up only those', async () => {
+  const { scripts } = await import('../../lib/queue/scripts.generated.ts');
+  const { createScriptRunner } = await import('../../lib/queue/script-runner.ts');
+  const { DEFAULT_CONFIG } = await import('../../lib/queue/rules.ts');
+  const consume = scripts.consume;
+  const read = [...consume.source.matchAll(/\bcfg\.([A-Za-z]+)/g)].map((m) => m[1]);
+  expect(consume.configFields).toEqual([...new Set(read)].sort());
+  expect(consume.configFields).toContain('visibilityTimeoutMs');
+  const sent: string[][] = [];
+  const run = createScriptRunner({
+    evalsha: async (_sha, _keys, args) => {
+      sent.push([...args]);
+      return ['ok', 0, 1];
+    },
+    eval: async () => ['ok', 0, 1],
+  });
+  const keys = { stream: 's', dlq: 'd', delayed: 'x', delayedData: 'y', config: 'c', lease: 'l', meta: 'm' };
+  const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
+  await run(consume, keys, args);
+  await run(consume, keys, args);
+  const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
+  expect(Object.keys(config).sort()).toEqual(consume.configFields);
+  expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);
+  expect(sent[1]).toEqual(sent[0]);
+});
