@@ -253,15 +253,18 @@ function checkBody(body: string, file: string, errors: readonly string[]): void 
 
 /**
  * The config fields a script reads, when it reads its config only as `cfg.<field>` of
- * `load_config(keys.config, args.config)`: the runner then sends (and the script looks up) just
- * those. Undefined when the script reads no config, or hands `cfg` on whole: all of it is sent.
+ * `load_config(keys.config, args.config)` or `load_record(...)`: the runner then sends (and the
+ * script looks up) just those. Undefined when the script reads no config, or hands `cfg` on
+ * whole: all of it is sent.
  */
 function configFields(body: string, file: string): string[] | undefined {
-  if (!body.includes('load_config(keys.config, args.config)')) return undefined;
+  if (!/load_(config|record)\(keys\.config, args\.config\b/.test(body)) return undefined;
   const uses = [...body.matchAll(/\bcfg\b(\.([A-Za-z]+))?/g)];
   const whole = uses.filter((use) => use[1] === undefined);
-  // `local cfg = load_config(...)` is the one bare mention a script that only reads fields has.
-  if (whole.length !== 1) return undefined;
+  // A script that only reads fields mentions `cfg` bare where it assigns it: `local cfg = load_...`
+  // or `cfg, record = load_record(...)`.
+  const assigned = [...body.matchAll(/\bcfg\b(, \w+)? = load_(config|record)\(/g)].length;
+  if (whole.length !== assigned) return undefined;
   const fields = [...new Set(uses.flatMap((use) => (use[2] === undefined ? [] : [use[2]])))].sort();
   for (const field of fields) {
     if (!Object.hasOwn(CONFIG_FIELDS, field)) throw new Error(`${file}: cfg.${field} is not a config field`);

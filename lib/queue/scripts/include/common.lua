@@ -17,17 +17,28 @@ local function kv(list)
 end
 
 -- The queue's config: the deployment's defaults (the JSON object a script takes as its `config`
--- argument, decoded by the prologue) with the queue's stored overrides on top. A stored value that
--- is not a number, for a number field, keeps the default; lib/queue/config.ts reads the record the
--- same way.
-local function load_config(key, defaults)
+-- argument, decoded by the prologue; the runner sends just the fields the script reads) with the
+-- queue's stored overrides on top. A stored value that is not a number, for a number field, keeps
+-- the default; lib/queue/config.ts reads the record the same way. `own` names fields of the record
+-- itself (such as 'partitions') read in the same HMGET: the second result holds their stored
+-- values (false when absent).
+local function load_record(key, defaults, own)
   local names = {}
+  for i, name in ipairs(own) do
+    names[i] = name
+  end
+  local first = #names
   for name in pairs(defaults) do
     names[#names + 1] = name
   end
   local stored = redis.call('HMGET', key, unpack(names))
+  local record = {}
+  for i = 1, first do
+    record[names[i]] = stored[i]
+  end
   local cfg = {}
-  for i, name in ipairs(names) do
+  for i = first + 1, #names do
+    local name = names[i]
     local value, override = defaults[name], stored[i]
     if override then
       if type(value) == 'number' then
@@ -38,7 +49,11 @@ local function load_config(key, defaults)
     end
     cfg[name] = value
   end
-  return cfg
+  return cfg, record
+end
+
+local function load_config(key, defaults)
+  return (load_record(key, defaults, {}))
 end
 
 -- Creates the config record (with a fresh epoch and the partition count the queue is created
