@@ -252,38 +252,38 @@ function checkBody(body: string, file: string, errors: readonly string[]): void 
 }
 
 /**
- * The config fields a script reads, when it reads its config only as `cfg.<field>` of
+ * The config fields a script reads as `cfg.<field>` (in its body, or in the included helpers it
+ * hands `cfg` to, whose parameter has that name), when it loads its config with
  * `load_config(keys.config, args.config)` or `load_record(...)`: the runner then sends (and the
- * script looks up) just those. Undefined when the script reads no config, or hands `cfg` on
- * whole: all of it is sent.
+ * script looks up) just those. A body that reads `cfg[name]` is sent all of them; a field read
+ * under another name in a helper fails loudly in Lua (load_record's cfg refuses unknown fields).
  */
-function configFields(body: string, file: string): string[] | undefined {
+function configFields(body: string, included: string, file: string): string[] | undefined {
   if (!/load_(config|record)\(keys\.config, args\.config\b/.test(body)) return undefined;
-  const uses = [...body.matchAll(/\bcfg\b(\.([A-Za-z]+))?/g)];
-  const whole = uses.filter((use) => use[1] === undefined);
-  // A script that only reads fields mentions `cfg` bare where it assigns it: `local cfg = load_...`
-  // or `cfg, record = load_record(...)`.
-  const assigned = [...body.matchAll(/\bcfg\b(, \w+)? = load_(config|record)\(/g)].length;
-  if (whole.length !== assigned) return undefined;
-  const fields = [...new Set(uses.flatMap((use) => (use[2] === undefined ? [] : [use[2]])))].sort();
+  if (/\bcfg\s*\[/.test(body)) return undefined;
+  const reads = [...`${body}\n${included}`.matchAll(/\bcfg\.([A-Za-z]+)/g)].map((m) => m[1] as string);
+  const fields = [...new Set(reads)].sort();
   for (const field of fields) {
     if (!Object.hasOwn(CONFIG_FIELDS, field)) throw new Error(`${file}: cfg.${field} is not a config field`);
   }
   return fields;
 }
 
-async function expand(lines: readonly string[]): Promise<string[]> {
+/** The body with each `-- @include <name>` line replaced by that file, and the included texts. */
+async function expand(lines: readonly string[]): Promise<{ lines: string[]; included: string[] }> {
   const out: string[] = [];
+  const included: string[] = [];
   for (const line of lines) {
     const include = /^-- @include ([a-z-]+)$/.exec(line);
     if (include === null) {
       out.push(line);
       continue;
     }
-    const text = await readFile(new URL(`include/${include[1]}.lua`, scriptsDir), 'utf8');
-    out.push(text.trimEnd());
+    const text = (await readFile(new URL(`include/${include[1]}.lua`, scriptsDir), 'utf8')).trimEnd();
+    out.push(text);
+    included.push(text);
   }
-  return out;
+  return { lines: out, included };
 }
 
 function tsParamType(kind: ParamKind): string {
@@ -343,12 +343,13 @@ export async function renderGenerated(): Promise<string> {
     }
     const body = lines.slice(header.end);
     checkBody(body.join('\n'), file, header.errors);
-    const fields = configFields(body.join('\n'), file);
+    const expanded = await expand(body);
+    const fields = configFields(body.join('\n'), expanded.included.join('\n'), file);
     const source = [
       ...lines.slice(0, header.end),
       ...prologue('keys', 'KEYS', header.keys),
       ...prologue('args', 'ARGV', header.args),
-      ...(await expand(body)),
+      ...expanded.lines,
     ].join('\n');
     const sha = createHash('sha1').update(source).digest('hex');
     const name = exportName(file);

@@ -22,6 +22,12 @@ end
 -- the default; lib/queue/config.ts reads the record the same way. `own` names fields of the record
 -- itself (such as 'partitions') read in the same HMGET: the second result holds their stored
 -- values (false when absent).
+local config_guard = {
+  __index = function(_, name)
+    error('config field ' .. tostring(name) .. ' was not sent to this script')
+  end,
+}
+
 local function load_record(key, defaults, own)
   local names = {}
   for i, name in ipairs(own) do
@@ -49,6 +55,9 @@ local function load_record(key, defaults, own)
     end
     cfg[name] = value
   end
+  -- A field the runner did not send (it sends those the generator saw read as cfg.<field>) is a
+  -- bug in the script, not a default: fail loudly.
+  setmetatable(cfg, config_guard)
   return cfg, record
 end
 
