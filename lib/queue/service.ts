@@ -63,6 +63,7 @@ import {
   checkName,
   encodeMessages,
 } from './validate.ts';
+import { createWatchRegistry, type WatchPoint } from './watch.ts';
 
 export interface QueueServiceOptions {
   redis: RedisClient;
@@ -129,6 +130,30 @@ function recordPartitions(record: readonly string[]): number {
   return 1;
 }
 
+/** consume with a sink for its watch point (consumeOrWatch; the QueueService method has none). */
+interface WatchingConsume {
+  consume(
+    queue: string,
+    group: string,
+    consumer: string,
+    n: number,
+    sink?: (watch: WatchPoint | null) => void,
+  ): Promise<Message[]>;
+}
+
+/** Adds one partition's consume reply to a watch point being built (issue 18). */
+function watchPart(
+  watch: { keys: string[]; ids: string[]; dueAt: number | null; ok: boolean },
+  reply: { dueAt: number; streamLast: string; wakeLast: string },
+  k: QueueKeys,
+): void {
+  // '' when the consumer is at its in-flight cap: nothing to wait for at the stream.
+  if (reply.streamLast === '') watch.ok = false;
+  watch.keys.push(k.stream, k.wake);
+  watch.ids.push(reply.streamLast, reply.wakeLast);
+  if (reply.dueAt >= 0 && (watch.dueAt === null || reply.dueAt < watch.dueAt)) watch.dueAt = reply.dueAt;
+}
+
 /**
  * @example
  * const queue = createQueueService({ redis: createUpstashClient({ url, token }), clock: systemClock });
@@ -144,6 +169,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   const run = createScriptRunner(options.redis);
   const now = (): number => Math.floor(clock.now());
   const random = options.random ?? Math.random;
+  const watches = createWatchRegistry({ redis: options.redis, clock });
 
   /** Each queue's partition count as last reported; partition 0's word is final, a copy's only raises it. */
   const known = new Map<string, number>();
@@ -317,7 +343,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     );
   }
 
-  const service: QueueService = {
+  const service: QueueService & WatchingConsume = {
     async configure(queue, patch) {
       checkName('queue', queue);
       const { partitions: grow, ...fields } = checkConfigPatch(patch);
@@ -425,7 +451,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             try {
               const reply = await run(
                 scripts.produce,
-                { stream: k.stream, delayed: k.delayed, delayedData: k.delayedData, config: k.config, dedup },
+                {
+                  stream: k.stream,
+                  delayed: k.delayed,
+                  delayedData: k.delayedData,
+                  config: k.config,
+                  wake: k.wake,
+                  dedup,
+                },
                 {
                   queue,
                   now: now(),
@@ -535,7 +568,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return first.deleted;
     },
 
-    async consume(queue, group, consumer, n) {
+    async consume(queue, group, consumer, n, sink?: (watch: WatchPoint | null) => void) {
       checkName('queue', queue);
       checkName('group', group);
       checkName('consumer', consumer);
@@ -547,6 +580,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const order = partitions === undefined ? [0] : [...range(first, partitions), ...range(0, first)];
       let seen = partitions ?? 1;
       const out: Message[] = [];
+      // Where a long poll can wait when nothing came (issue 18): each partition's stream and wake.
+      const watch = { keys: [] as string[], ids: [] as string[], dueAt: null as number | null, ok: true };
       for (let i = 0; i < order.length && out.length < n; i++) {
         const p = order[i] as number;
         const k = keysOf(queue, p);
@@ -560,6 +595,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
               delayedData: k.delayedData,
               config: k.config,
               ...groupKeys(k, group),
+              wake: k.wake,
             },
             { group, consumer, count: n - out.length, now: now(), config: scriptDefaults },
             { subject: { queue, group } },
@@ -576,6 +612,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         if (reply === undefined) continue;
         out.push(...delivered(reply.messages, p));
+        if (sink !== undefined) watchPart(watch, reply, k);
         const count = learn(queue, reply.partitions, p === 0);
         if (count > seen) {
           // Partitions this call did not know of: try them after the ones it planned.
@@ -583,7 +620,30 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           seen = count;
         }
       }
+      sink?.(
+        out.length === 0 && watch.ok && watch.keys.length > 0
+          ? { scope: `${queue}\n${group}`, keys: watch.keys, ids: watch.ids, dueAt: watch.dueAt }
+          : null,
+      );
       return out;
+    },
+
+    async consumeOrWatch(queue, group, consumer, n) {
+      const scope = `${queue}\n${group}`;
+      // Another waiter of this group in this process holds an unfired watch: nothing was
+      // deliverable when it was made and nothing arrived since (lib/queue/watch.ts).
+      const joinable = watches.active(scope, consumer);
+      if (joinable !== null) return { messages: [], watch: joinable };
+      let watch: WatchPoint | null = null;
+      const messages = await service.consume(queue, group, consumer, n, (point) => {
+        watch = point;
+      });
+      watches.consumed(scope, consumer);
+      return { messages, watch };
+    },
+
+    waitForWork(point, until, signal) {
+      return watches.wait(point, until, signal);
     },
 
     async ack(queue, group, ids) {
@@ -620,7 +680,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const k = keysOf(queue, p);
           const { requeued } = await run(
             scripts.nack,
-            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { stream: k.stream, config: k.config, ...groupKeys(k, group), wake: k.wake },
             { group, now: now(), delayMs, ids: raw },
             { subject: { queue, group } },
           );

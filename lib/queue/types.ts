@@ -8,6 +8,7 @@
 export type { QueueConfig } from './rules.ts';
 
 import type { QueueConfig } from './rules.ts';
+import type { WaitOutcome, WatchPoint } from './watch.ts';
 
 export interface MessageInput {
   /** Any JSON value. */
@@ -140,6 +141,19 @@ export interface QueueService {
   deleteGroup(queue: string, group: string): Promise<boolean>;
 
   consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
+  /**
+   * consume for a long poll: when nothing came, also where to wait for more (null: poll instead).
+   * May answer without a round trip while another waiter of the group in this process holds an
+   * unfired watch (lib/queue/watch.ts).
+   */
+  consumeOrWatch(
+    queue: string,
+    group: string,
+    consumer: string,
+    count: number,
+  ): Promise<{ messages: Message[]; watch: WatchPoint | null }>;
+  /** Waits at a watch point until work may have arrived, it is due, or `until` (service clock). */
+  waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal): Promise<WaitOutcome>;
   ack(queue: string, group: string, ids: string[]): Promise<number>;
   nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
   extend(
