@@ -154,6 +154,23 @@ function watchPart(
   if (reply.dueAt >= 0 && (watch.dueAt === null || reply.dueAt < watch.dueAt)) watch.dueAt = reply.dueAt;
 }
 
+/** The finished watch point, its keys in one order (so waiters of a group find the same one). */
+function watchPoint(
+  scope: string,
+  watch: { keys: string[]; ids: string[]; dueAt: number | null; ok: boolean },
+): WatchPoint | null {
+  if (!watch.ok || watch.keys.length === 0) return null;
+  const order = watch.keys
+    .map((_, i) => i)
+    .sort((a, b) => (watch.keys[a] as string).localeCompare(watch.keys[b] as string));
+  return {
+    scope,
+    keys: order.map((i) => watch.keys[i] as string),
+    ids: order.map((i) => watch.ids[i] as string),
+    dueAt: watch.dueAt,
+  };
+}
+
 /**
  * @example
  * const queue = createQueueService({ redis: createUpstashClient({ url, token }), clock: systemClock });
@@ -620,11 +637,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           seen = count;
         }
       }
-      sink?.(
-        out.length === 0 && watch.ok && watch.keys.length > 0
-          ? { scope: `${queue}\n${group}`, keys: watch.keys, ids: watch.ids, dueAt: watch.dueAt }
-          : null,
-      );
+      if (sink !== undefined) sink(out.length === 0 ? watchPoint(`${queue}\n${group}`, watch) : null);
       return out;
     },
 
