@@ -11,8 +11,11 @@
  * watch is unfired, nothing was deliverable to the group when it was made and nothing arrived
  * since, so a new waiter may join it without consuming first (`active`); each consumer still
  * consumes for real at least every `livenessMs`, which keeps its last-seen time (the sweep's idle
- * consumer removal) fresh. Nothing outlives the waits: a watch is dropped when its last waiter
- * leaves, so handlers stay stateless between requests.
+ * consumer removal) fresh. A read lasts `lingerMs` past its latest waiter's deadline, so the next
+ * poll of a consumer that just got an empty answer joins it instead of consuming and reading
+ * anew: an idle consumer costs about one read per poll. Nothing outlives the waits by more than
+ * that: a watch is dropped when its read ends with no waiter left (at once when a client leaves),
+ * so handlers stay stateless between requests.
  */
 import type { Clock } from '../clock.ts';
 import type { RedisClient } from '../redis/client.ts';
@@ -55,6 +58,8 @@ export interface WatchOptions {
   livenessMs?: number;
   /** Longest single blocking read. Default 60 s. */
   maxBlockMs?: number;
+  /** How long a read outlasts its latest waiter's deadline, for the next poll to join. Default 1.5 s. */
+  lingerMs?: number;
 }
 
 interface Waiter {
@@ -76,8 +81,6 @@ interface Watch {
   readEnd: number;
 }
 
-/** A read that lets its last waiter go keeps running if it ends this soon anyway (ms). */
-const LET_FINISH_MS = 1000;
 /** A read that answers nothing this much earlier than asked means the backend does not block. */
 const EARLY_MS = 50;
 
@@ -92,6 +95,7 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
   const { redis, clock } = options;
   const livenessMs = options.livenessMs ?? 5 * 60_000;
   const maxBlockMs = options.maxBlockMs ?? 60_000;
+  const lingerMs = options.lingerMs ?? 1500;
   const watches = new Map<string, Watch>();
   const latest = new Map<string, Watch>();
   const lastReal = new Map<string, number>();
@@ -109,12 +113,19 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
     if (latest.get(watch.point.scope) === watch) latest.delete(watch.point.scope);
   }
 
-  /** The last waiter left: end the read unless it is about to end anyway (or the caller left). */
+  /**
+   * The last waiter left: a client that went away ends the read at once (and the watch); a
+   * deadline lets it linger for the next poll unless it would run much longer than that.
+   */
   function leave(watch: Watch, waiter: Waiter, aborted: boolean): void {
     watch.waiters.delete(waiter);
     if (watch.waiters.size > 0) return;
-    drop(watch);
-    if (watch.read !== undefined && (aborted || watch.readEnd - localNow() > LET_FINISH_MS)) {
+    if (watch.read === undefined) {
+      drop(watch);
+      return;
+    }
+    if (aborted || watch.readEnd - localNow() > lingerMs + 500) {
+      drop(watch);
       watch.read.abort(new DOMException('No waiter is left', 'AbortError'));
     }
   }
@@ -125,6 +136,8 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
       await reading(watch, read);
     } finally {
       watch.running = false;
+      // Nobody joined while it lingered: the watch ends with its read.
+      if (watch.waiters.size === 0) drop(watch);
     }
   }
 
@@ -133,8 +146,8 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
       let end = 0;
       for (const waiter of watch.waiters) end = Math.max(end, waiter.end);
       const started = localNow();
-      const blockMs = Math.min(Math.ceil(end - started), maxBlockMs);
-      if (blockMs <= 0) return;
+      if (end - started <= 0) return;
+      const blockMs = Math.min(Math.ceil(end - started) + lingerMs, maxBlockMs);
       const controller = new AbortController();
       watch.read = controller;
       watch.readEnd = started + blockMs;
@@ -150,10 +163,14 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
         reads--;
         watch.read = undefined;
       }
-      if (arrived) return finish(watch, 'woken');
+      if (arrived) {
+        finish(watch, 'woken');
+        return;
+      }
       // A backend that answers a blocking read at once (nothing to wait with) would spin here.
       if (localNow() - started < blockMs - EARLY_MS && localNow() - started < blockMs / 2) {
-        return finish(watch, 'unsupported');
+        finish(watch, 'unsupported');
+        return;
       }
     }
   }
@@ -206,7 +223,7 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
 
     active(scope, consumer) {
       const watch = latest.get(scope);
-      if (watch === undefined || watch.fired || watch.waiters.size === 0) return null;
+      if (watch === undefined || watch.fired || watch.read === undefined) return null;
       const { dueAt } = watch.point;
       const now = clock.now();
       if (dueAt !== null && dueAt <= now) return null;

@@ -97,13 +97,17 @@ describe('a deadline on every Redis call and a budget on every request (finding 
 
   it('answers a long poll at waitMs when its blocking read stalls, and the read deadline ends it (issue 18)', async () => {
     const healthy = createEngineClient(createEngine());
-    const reads: { blockMs: number; signal: AbortSignal | undefined }[] = [];
+    const reads: { blockMs: number; signal: AbortSignal | undefined; at: number; abortedAt?: number }[] = [];
     const seam: RedisClient = {
       evalsha: (sha, keys, args, options) => healthy.evalsha(sha, keys, args, options),
       eval: (source, keys, args, options) => healthy.eval(source, keys, args, options),
       // Never answers: only an abort (the deadline of block + REDIS_TIMEOUT_MS) ends it.
       blockingRead: (_keys, _ids, blockMs, options) => {
-        reads.push({ blockMs, signal: options?.signal });
+        const read: (typeof reads)[number] = { blockMs, signal: options?.signal, at: performance.now() };
+        reads.push(read);
+        options?.signal?.addEventListener('abort', () => {
+          read.abortedAt = performance.now();
+        });
         return new Promise(() => {});
       },
     };
@@ -117,9 +121,16 @@ describe('a deadline on every Redis call and a budget on every request (finding 
     expect(consume.json.messages).toEqual([]);
     expect(consume.ms).toBeLessThan(500 + 300);
     expect(reads).toHaveLength(1);
-    expect(reads[0]?.blockMs).toBeLessThanOrEqual(500);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(reads[0]?.signal?.aborted).toBe(true);
+    // The read outlasts waitMs by the watch's linger (1.5 s, for the next poll to join) ...
+    const read = reads[0] as (typeof reads)[number];
+    expect(read.blockMs).toBeLessThanOrEqual(500 + 1500);
+    // ... and its deadline, the block time plus REDIS_TIMEOUT_MS, ends it.
+    while (read.abortedAt === undefined && performance.now() - read.at < 4000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(read.signal?.aborted).toBe(true);
+    expect((read.abortedAt ?? 0) - read.at).toBeGreaterThanOrEqual(read.blockMs + 200 - 20);
+    expect((read.abortedAt ?? 0) - read.at).toBeLessThan(read.blockMs + 200 + 300);
   });
 
   it('answers 503 once the request budget is spent, though each call is under the deadline', async () => {

@@ -161,15 +161,13 @@ onEveryBackend('waking a waiting consumer (issue 18)', (make) => {
     await h.queue.produce('q', [{ body: 'one' }]);
     const got = (await Promise.all(polls)).flat();
     expect(got.map((m) => m.body)).toEqual(['one']);
-    // A second round: the consumers consumed for real moments ago, so once one of them waits,
-    // the others join its watch without consuming.
+    // A second round right after: the consumers consumed for real moments ago and the last read
+    // still lingers, so they all join it: no consume, no new read.
     const second = h.calls.length;
-    const firstOne = longPoll(h.queue, 'c0', 400);
-    await pause(100);
-    const again = Array.from({ length: 19 }, (_, i) => longPoll(h.queue, `c${i + 1}`, 250));
-    expect((await Promise.all([firstOne, ...again])).flat()).toEqual([]);
+    const again = Array.from({ length: 20 }, (_, i) => longPoll(h.queue, `c${i}`, 300));
+    expect((await Promise.all(again)).flat()).toEqual([]);
     const made = h.calls.slice(second);
-    expect(made.filter((c) => c.command === 'xread')).toHaveLength(1);
-    expect(made.filter((c) => c.name === 'consume')).toHaveLength(h.partitions);
+    expect(made.filter((c) => c.name === 'consume')).toHaveLength(0);
+    expect(made.filter((c) => c.command === 'xread').length).toBeLessThanOrEqual(1);
   });
 });
