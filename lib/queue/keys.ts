@@ -38,6 +38,11 @@ export interface KeySpace {
   registry: string;
   /** The queue where the last sweep stopped (hash tag `{registry}`, the registry's slot). */
   sweepCursor: string;
+  /**
+   * Queue → when a scheduled sweep should visit it again (ms): its revisit time once a sweep found
+   * nothing to do there (hash tag `{registry}`); an idle sweep reads only this and the registry.
+   */
+  sweepDue: string;
 }
 
 /**
@@ -49,6 +54,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
   return {
     registry: `${prefix}:{registry}:queues`,
     sweepCursor: `${prefix}:{registry}:sweep-cursor`,
+    sweepDue: `${prefix}:{registry}:sweep-due`,
     queue(name, partition = 0) {
       const base = partition === 0 ? `${prefix}:{${name}}` : `${prefix}:{${name}#${partition}}`;
       return {

@@ -1042,7 +1042,17 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         complete: true,
       };
       const registry = { registry: space.registry, sweepCursor: space.sweepCursor };
-      const { cursor, names: registered } = await run(scripts.queues, registry, {});
+      // A scheduled sweep reads only the queues due a visit (issue 18): none, when all is idle.
+      const revisitMs =
+        options.revisitMs === undefined
+          ? undefined
+          : checkInt(options.revisitMs, 'revisitMs', CALL_RULES.sweepRevisitMs);
+      const { cursor, names: registered } =
+        revisitMs === undefined
+          ? await run(scripts.queues, registry, {})
+          : await run(scripts.sweepPlan, { ...registry, sweepDue: space.sweepDue }, { now: now() });
+      if (revisitMs !== undefined && cursor === '' && registered.length === 0) return report;
+      const visits = new Map<string, number>();
       const names = registered.sort();
       // The cursor is a queue name, or `<queue>#<p>` to resume at partition p (# is not in names).
       const [cursorQueue = '', cursorPartition = '0'] = cursor.split('#');
@@ -1084,6 +1094,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           report.consumersRemoved += step.consumersRemoved;
           report.trimmed += step.trimmed;
           budget -= step.work;
+          const changed = step.deadLettered + step.promoted + step.deletedReferences + step.consumersRemoved;
+          const idle = changed + step.trimmed === 0 && step.done && (visits.get(queue) ?? 1) > 0;
+          visits.set(queue, idle ? 1 : 0);
           if (!step.exists && p === 0) {
             gone.push(queue);
             break;
@@ -1102,6 +1115,18 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
       // One registry-slot call: where the next sweep starts, and the names of deleted queues.
       await run(scripts.sweepFinish, registry, { resumeAt, gone });
+      if (revisitMs !== undefined) {
+        const at = now();
+        await run(
+          scripts.sweepRecord,
+          { registry: space.registry, sweepDue: space.sweepDue },
+          {
+            visits: [...visits]
+              .filter(([queue]) => !gone.includes(queue))
+              .map(([queue, idle]) => ({ queue, at: idle === 1 ? at + revisitMs : at })),
+          },
+        );
+      }
       // A queue re-created since it was found gone re-registers on its next call.
       for (const queue of gone) {
         await unmark(queue);

@@ -115,13 +115,20 @@ export interface SweepOptions {
   budget?: number;
   /** Optional wall-clock budget in ms (the cron passes what is left of its invocation). */
   timeBudgetMs?: number;
+  /**
+   * A scheduled sweep (the Node interval, the Workers cron): a queue where a sweep found nothing to
+   * do is skipped until this long after (issue 18), so an idle registry costs one command. Without
+   * it every queue is visited (an explicit sweep).
+   */
+  revisitMs?: number;
 }
 
 /**
  * The operations of the queue. Every method is one atomic Redis round trip per partition it
  * touches (one partition unless the queue is configured with more), except: the first produce,
  * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
- * deleteQueue (four), sweep (two per queue visited plus two), redrive of everything (one per 1,000
+ * deleteQueue (four), sweep (two per queue visited plus two; a scheduled one, with `revisitMs`,
+ * one when every queue is idle, else three plus two per queue visited), redrive of everything (one per 1,000
  * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
