@@ -655,8 +655,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return { messages, watch };
     },
 
-    waitForWork(point, until, signal) {
-      return watches.wait(point, until, signal);
+    waitForWork(point, until, signal, pause) {
+      return watches.wait(point, until, signal, pause);
     },
 
     async ack(queue, group, ids) {

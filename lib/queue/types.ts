@@ -8,7 +8,7 @@
 export type { QueueConfig } from './rules.ts';
 
 import type { QueueConfig } from './rules.ts';
-import type { WaitOutcome, WatchPoint } from './watch.ts';
+import type { Pause, WaitOutcome, WatchPoint } from './watch.ts';
 
 export interface MessageInput {
   /** Any JSON value. */
@@ -159,8 +159,11 @@ export interface QueueService {
     consumer: string,
     count: number,
   ): Promise<{ messages: Message[]; watch: WatchPoint | null }>;
-  /** Waits at a watch point until work may have arrived, it is due, or `until` (service clock). */
-  waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal): Promise<WaitOutcome>;
+  /**
+   * Waits at a watch point until work may have arrived, it is due, or `until` (service clock);
+   * the due time and deadline are timed with `pause` (real timers by default).
+   */
+  waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal, pause?: Pause): Promise<WaitOutcome>;
   ack(queue: string, group: string, ids: string[]): Promise<number>;
   nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
   extend(

@@ -37,9 +37,15 @@ export interface WatchPoint {
  */
 export type WaitOutcome = 'woken' | 'due' | 'timeout' | 'unsupported';
 
+/** Waits `ms`, resolving early when `signal` aborts (the API's `Sleep`; tests advance a clock). */
+export type Pause = (ms: number, signal?: AbortSignal) => Promise<void>;
+
 export interface WatchRegistry {
-  /** Waits at `point` until `until` (service clock) at the latest. Never rejects. */
-  wait(point: WatchPoint, until: number, signal?: AbortSignal): Promise<WaitOutcome>;
+  /**
+   * Waits at `point` until `until` (service clock) at the latest. Never rejects. The deadline and
+   * due time are timed with `pause` (real timers by default), so a manual clock can drive them.
+   */
+  wait(point: WatchPoint, until: number, signal?: AbortSignal, pause?: Pause): Promise<WaitOutcome>;
   /**
    * An unfired watch of `scope` that `consumer` may join without consuming first, or null (none,
    * due already, or the consumer has not consumed for real within `livenessMs`).
@@ -85,6 +91,18 @@ interface Watch {
 const EARLY_MS = 50;
 
 const localNow = (): number => performance.now();
+
+const timerPause: Pause = (ms, signal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /**
  * @example
@@ -180,7 +198,7 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
       return reads;
     },
 
-    wait(point, until, signal) {
+    wait(point, until, signal, pause = timerPause) {
       const read = redis.blockingRead?.bind(redis);
       if (read === undefined) return Promise.resolve('unsupported');
       if (signal?.aborted === true) return Promise.resolve('timeout');
@@ -197,7 +215,8 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
       latest.set(point.scope, watch);
       const joined = watch;
       return new Promise<WaitOutcome>((resolve) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timer = new AbortController();
+        let settled = false;
         const onAbort = () => {
           waiter.settle('timeout');
           leave(joined, waiter, true);
@@ -206,16 +225,20 @@ export function createWatchRegistry(options: WatchOptions): WatchRegistry {
           end: localNow() + (stop - now),
           due,
           settle: (outcome) => {
-            clearTimeout(timer);
+            if (settled) return;
+            settled = true;
+            timer.abort();
             signal?.removeEventListener('abort', onAbort);
             resolve(outcome);
           },
         };
         joined.waiters.add(waiter);
-        timer = setTimeout(() => {
+        const elapse = () => {
+          if (settled) return;
           waiter.settle(waiter.due ? 'due' : 'timeout');
           leave(joined, waiter, false);
-        }, stop - now);
+        };
+        pause(stop - now, timer.signal).then(elapse, elapse);
         signal?.addEventListener('abort', onAbort, { once: true });
         if (!joined.running) void run(joined, read);
       });

@@ -4,7 +4,7 @@
  * (no real waiting), the route on the engine's real blocking read (short real waits).
  */
 import { describe, expect, it } from 'vitest';
-import { pollUntilNonEmpty, waitUntilNonEmpty } from '../../lib/api/long-poll.ts';
+import { pollUntilNonEmpty, timerSleep, waitUntilNonEmpty } from '../../lib/api/long-poll.ts';
 import { createManualClock } from '../../lib/clock.ts';
 import type { WaitOutcome } from '../../lib/queue/watch.ts';
 import { createHarness, tokens } from './support/harness.ts';
@@ -204,12 +204,8 @@ describe('POST consume with waitMs', () => {
 
 describe('POST consume with waitMs, waiting by blocking (issue 18)', () => {
   const setup = async () => {
-    const h = await createHarness({
-      blocking: true,
-      sleep: async () => {
-        throw new Error('polled instead of blocking');
-      },
-    });
+    // Real timers: the waits are real (a few hundred ms); the calls show it never polled.
+    const h = await createHarness({ blocking: true, sleep: timerSleep });
     await h.call('PUT', '/v1/queues/q', { body: {} });
     await h.call('PUT', '/v1/queues/q/groups/g', { body: { start: '$' } });
     h.calls.length = 0;
@@ -261,5 +257,25 @@ describe('POST consume with waitMs, waiting by blocking (issue 18)', () => {
     // The engine no longer holds a waiter: a produce now is not handed to anyone.
     await h.queue.produce('q', [{ body: 'after' }]);
     expect((await h.queue.consume('q', 'g', 'other', 10)).map((m) => m.body)).toEqual(['after']);
+  });
+
+  it('times the due time and the deadline with the injected sleep (the manual clock), not real time', async () => {
+    const h = await createHarness({ blocking: true });
+    await h.call('PUT', '/v1/queues/q', { body: {} });
+    await h.call('PUT', '/v1/queues/q/groups/g', { body: { start: '$' } });
+    await h.queue.produce('q', [{ body: 'later', delayMs: 300 }]);
+    const real = performance.now();
+    const started = h.clock.now();
+    const res = await h.call('POST', '/v1/queues/q/groups/g/consume', {
+      body: { consumer: 'c', waitMs: 5000 },
+    });
+    expect(res.json.messages.map((m: { body: unknown }) => m.body)).toEqual(['later']);
+    expect(h.clock.now() - started).toBe(300);
+    const empty = await h.call('POST', '/v1/queues/q/groups/g/consume', {
+      body: { consumer: 'c', waitMs: 1500 },
+    });
+    expect(empty.json).toEqual({ messages: [] });
+    expect(h.clock.now() - started).toBe(300 + 1500);
+    expect(performance.now() - real).toBeLessThan(1000);
   });
 });

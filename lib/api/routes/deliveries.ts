@@ -127,7 +127,7 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         const { messages, watch } = await queue.consumeOrWatch(name, group, consumer, count);
         return { items: messages, watch };
       },
-      (watch, until, signal) => queue.waitForWork(watch, until, signal),
+      (watch, until, signal) => queue.waitForWork(watch, until, signal, deps.sleep),
       {
         waitMs,
         clock: deps.clock,
