@@ -16,6 +16,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   api: () => import('./api.ts'),
   client: () => import('./client.ts'),
   cluster: () => import('./cluster.ts'),
+  idle: () => import('./idle.ts'),
 };
 
 const filter = process.argv[2];

@@ -31,7 +31,10 @@ const redisAtStart = await probeRedis(service.queue).catch((error: unknown) => {
 if (redisAtStart === 'down') console.warn('Redis does not answer yet; requests answer 503 until it does');
 
 Deno.cron('queue sweep', '* * * * *', async () => {
-  const report = await service.queue.sweep({ timeBudgetMs: service.settings.sweepTimeBudgetMs });
+  const report = await service.queue.sweep({
+    timeBudgetMs: service.settings.sweepTimeBudgetMs,
+    revisitMs: service.settings.sweepRevisitMs,
+  });
   console.log(JSON.stringify({ level: 'info', message: 'sweep', ...report }));
 });
 

@@ -6,7 +6,7 @@
  * one of them, else it refuses to start. With none, the in-process local engine, kept in
  * ENGINE_DATA_FILE (default .data/engine.log in the project folder; set it empty for a throwaway
  * in-memory engine) so a restart keeps queues, groups, PEL and DLQ. Runs the sweep on an interval
- * (SWEEP_INTERVAL_MS, default 10 s) and prints the URL, the backend (secrets masked), a dev token
+ * (SWEEP_INTERVAL_MS, default 60 s) and prints the URL, the backend (secrets masked), a dev token
  * and a curl example. Importing this module starts nothing; tests and the benchmark call
  * `startApiServer`.
  */
@@ -27,6 +27,8 @@ import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-clus
 import { readBodyFirst } from './support/read-body-first.ts';
 
 export const DEFAULT_PORT = 8787;
+/** The interval sweep (SWEEP_INTERVAL_MS): an idle one costs one command (issue 18). */
+export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../.data/engine.log', import.meta.url));
 
 export interface ApiServerOptions {
@@ -177,14 +179,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     },
   );
 
-  const intervalMs = options.sweepIntervalMs ?? Number(env.SWEEP_INTERVAL_MS ?? 10_000);
+  const intervalMs = options.sweepIntervalMs ?? Number(env.SWEEP_INTERVAL_MS ?? DEFAULT_SWEEP_INTERVAL_MS);
   let sweeping: Promise<void> | undefined;
   const timer =
     intervalMs > 0
       ? setInterval(() => {
           // One sweep at a time: a slow one is not stacked on by the next tick.
           sweeping ??= service.queue
-            .sweep({ timeBudgetMs: Math.min(settings.sweepTimeBudgetMs, intervalMs) })
+            .sweep({
+              timeBudgetMs: Math.min(settings.sweepTimeBudgetMs, intervalMs),
+              revisitMs: settings.sweepRevisitMs,
+            })
             .then(
               () => undefined,
               (error: unknown) =>

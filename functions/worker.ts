@@ -66,9 +66,11 @@ export default {
 
   async scheduled(_controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const { queue, settings } = await getService(env);
-    const sweep = queue.sweep({ timeBudgetMs: settings.sweepTimeBudgetMs }).then((report) => {
-      console.log(JSON.stringify({ level: 'info', message: 'sweep', ...report }));
-    });
+    const sweep = queue
+      .sweep({ timeBudgetMs: settings.sweepTimeBudgetMs, revisitMs: settings.sweepRevisitMs })
+      .then((report) => {
+        console.log(JSON.stringify({ level: 'info', message: 'sweep', ...report }));
+      });
     ctx.waitUntil(sweep);
     await sweep;
   },

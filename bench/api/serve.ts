@@ -1,7 +1,8 @@
 /**
  * A server for the API benchmark, in a process of its own so that it does not share a core or an
  * event loop with the load generator: `api` (npm start's server on the in-process engine, or on
- * the Upstash REST endpoint given as the next two arguments), `reference` (the do-nothing queue)
+ * the Upstash REST endpoint given as the next two arguments; `api-defaults` the same with Node's
+ * default interval sweep and a fourth argument as QUEUE_KEY_PREFIX), `reference` (the do-nothing queue)
  * or `front` (the engine's REST front). Prints one JSON line, {"url","pid"}, once it listens.
  */
 import type { AddressInfo } from 'node:net';
@@ -11,15 +12,20 @@ import { startApiServer } from '../../functions/node.ts';
 import { createReferenceQueue } from './reference-queue.ts';
 import { BENCH_TOKEN } from './servers.ts';
 
-const [kind, url, token] = process.argv.slice(2);
+const [kind, url, token, prefix] = process.argv.slice(2);
 let listening: string;
-if (kind === 'api') {
+if (kind === 'api' || kind === 'api-defaults') {
   const env: Record<string, string> = { API_TOKENS: `admin:${BENCH_TOKEN}`, ENGINE_DATA_FILE: '' };
   if (url !== undefined && token !== undefined) {
     env.UPSTASH_REDIS_REST_URL = url;
     env.UPSTASH_REDIS_REST_TOKEN = token;
   }
-  listening = (await startApiServer({ port: 0, env, sweepIntervalMs: 0 })).url;
+  if (prefix !== undefined) env.QUEUE_KEY_PREFIX = prefix;
+  const server =
+    kind === 'api'
+      ? await startApiServer({ port: 0, env, sweepIntervalMs: 0 })
+      : await startApiServer({ port: 0, env });
+  listening = server.url;
 } else if (kind === 'reference') {
   listening = await new Promise<string>((resolve) => {
     const server = serve(

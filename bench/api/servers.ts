@@ -33,7 +33,7 @@ export async function cpuMsOf(pid: number): Promise<number> {
 }
 
 export async function startServer(
-  kind: 'api' | 'reference' | 'front',
+  kind: 'api' | 'api-defaults' | 'reference' | 'front',
   ...args: string[]
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serveScript, kind, ...args], {

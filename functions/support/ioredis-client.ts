@@ -6,13 +6,24 @@
  */
 import { Redis } from 'ioredis';
 import {
+  blockingReadArgv,
   isAuthFailure,
   RedisAuthError,
   type RedisClient,
   RedisReplyError,
   RedisUnavailableError,
   type RedisValue,
+  readArrived,
 } from '../../lib/redis/client.ts';
+import { type BlockingPool, createBlockingPool } from './blocking-pool.ts';
+
+/** The TCP client: the seam, plus what tells its blocking-read connections apart. */
+export interface IoredisClient extends RedisClient {
+  /** CLIENT SETNAME of its blocking-read connections (unique per client), for `CLIENT LIST`. */
+  readonly blockingClientName: string;
+  /** Its dedicated blocking-read connections (closed with the shared connection). */
+  readonly blockingPool: BlockingPool;
+}
 
 /**
  * Give it a connection that never writes a command twice: with ioredis' defaults a command whose
@@ -26,7 +37,18 @@ import {
  *   }),
  * );
  */
-export function createIoredisClient(connection: Redis): RedisClient {
+export function createIoredisClient(connection: Redis): IoredisClient {
+  // Blocking reads never run on `connection` (they would stall every other call behind them):
+  // each borrows a dedicated connection of a bounded pool (functions/support/blocking-pool.ts).
+  const blockingClientName = `esq-blocking-${Math.random().toString(36).slice(2, 10)}`;
+  const blockingPool = createBlockingPool(() =>
+    connection.duplicate({
+      connectionName: blockingClientName,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+    }),
+  );
+  connection.once('end', () => blockingPool.close());
   async function guard(run: () => Promise<unknown>): Promise<RedisValue> {
     try {
       return (await run()) as RedisValue;
@@ -37,6 +59,10 @@ export function createIoredisClient(connection: Redis): RedisClient {
   return {
     evalsha: (sha, keys, args) => guard(() => connection.evalsha(sha, keys.length, ...keys, ...args)),
     eval: (source, keys, args) => guard(() => connection.eval(source, keys.length, ...keys, ...args)),
+    blockingRead: (keys, ids, blockMs, options) =>
+      guard(() => blockingPool.send(blockingReadArgv(keys, ids, blockMs), options?.signal)).then(readArrived),
+    blockingClientName,
+    blockingPool,
   };
 }
 
@@ -46,13 +72,15 @@ export function createIoredisClient(connection: Redis): RedisClient {
  * @example
  * const { client, close } = connectIoredis(process.env.REDIS_URL);
  */
-export function connectIoredis(url: string): { client: RedisClient; close(): Promise<void> } {
+export function connectIoredis(url: string): { client: IoredisClient; close(): Promise<void> } {
   const connection = new Redis(url, { maxRetriesPerRequest: 1 });
   // Connection errors reach the calls that fail on them; the client's own event is not a crash.
   connection.on('error', () => {});
+  const client = createIoredisClient(connection);
   return {
-    client: createIoredisClient(connection),
+    client,
     close: async () => {
+      client.blockingPool.close();
       connection.disconnect();
     },
   };

@@ -6,15 +6,18 @@
  * any node. A NOSCRIPT from a node that has not cached a script yet (a new or restarted master)
  * falls back to EVAL on that same node (lib/redis/run-script.ts), which caches it there.
  */
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import {
+  blockingReadArgv,
   isAuthFailure,
   RedisAuthError,
   type RedisClient,
   RedisReplyError,
   RedisUnavailableError,
   type RedisValue,
+  readArrived,
 } from '../../lib/redis/client.ts';
+import { type BlockingPool, createBlockingPool } from './blocking-pool.ts';
 
 /** Parses `host:port,host:port,…` (REDIS_CLUSTER_NODES); throws naming the variable, never a value. */
 export function parseClusterNodes(
@@ -41,10 +44,97 @@ export function parseClusterNodes(
  * @example
  * const redis = createIoredisClusterClient(new Cluster(parseClusterNodes(process.env.REDIS_CLUSTER_NODES)));
  */
-export function createIoredisClusterClient(cluster: Cluster): RedisClient {
-  async function guard(run: () => Promise<unknown>): Promise<RedisValue> {
+export function createIoredisClusterClient(
+  cluster: Cluster,
+): RedisClient & { readonly blockingClientName: string; closeBlocking(): void } {
+  // Blocking reads run on dedicated connections to the master of their slot, a bounded pool per
+  // master (functions/support/blocking-pool.ts), never on the cluster's shared connections.
+  const blockingClientName = `esq-blocking-${Math.random().toString(36).slice(2, 10)}`;
+  const pools = new Map<string, BlockingPool>();
+  const poolFor = (slot: number): BlockingPool => {
+    const node = cluster.slots[slot]?.[0];
+    if (node === undefined) throw new Error(`no master known for slot ${slot}`);
+    let pool = pools.get(node);
+    if (pool === undefined) {
+      const at = node.lastIndexOf(':');
+      const redisOptions = cluster.options.redisOptions ?? {};
+      pool = createBlockingPool(
+        () =>
+          new Redis({
+            ...redisOptions,
+            host: node.slice(0, at),
+            port: Number(node.slice(at + 1)),
+            connectionName: blockingClientName,
+            maxRetriesPerRequest: 0,
+            autoResendUnfulfilledCommands: false,
+          }),
+        { max: 8 },
+      );
+      pools.set(node, pool);
+    }
+    return pool;
+  };
+  const closeBlocking = () => {
+    for (const pool of pools.values()) pool.close();
+    pools.clear();
+  };
+  cluster.once('end', closeBlocking);
+
+  /**
+   * Keys of different slots cannot share one XREAD: one read per slot, in parallel; the first to
+   * see an entry ends the others (closing their connections, which unblocks them on the server).
+   * A MOVED/ASK answer (the slot moved meanwhile) counts as a wake-up: the poll consumes again.
+   */
+  async function blockingRead(
+    keys: readonly string[],
+    ids: readonly string[],
+    blockMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const bySlot = new Map<number, { keys: string[]; ids: string[] }>();
+    keys.forEach((key, i) => {
+      const slot = keySlot(key);
+      const entry = bySlot.get(slot) ?? { keys: [], ids: [] };
+      entry.keys.push(key);
+      entry.ids.push(ids[i] as string);
+      bySlot.set(slot, entry);
+    });
+    const all = new AbortController();
+    const stop = () => all.abort(signal?.reason);
+    if (signal?.aborted === true) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
     try {
-      return (await run()) as RedisValue;
+      const reads = [...bySlot].map(async ([slot, part]) => {
+        try {
+          const reply = await poolFor(slot).send(blockingReadArgv(part.keys, part.ids, blockMs), all.signal);
+          return readArrived(reply);
+        } catch (error) {
+          if (error instanceof Error && error.name === 'ReplyError' && /^(MOVED|ASK)\b/.test(error.message)) {
+            return true;
+          }
+          throw error;
+        }
+      });
+      const arrived = await new Promise<boolean>((resolve, reject) => {
+        let left = reads.length;
+        for (const read of reads) {
+          read.then((hit) => {
+            if (hit) resolve(true);
+            else if (--left === 0) resolve(false);
+          }, reject);
+        }
+      });
+      return arrived;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      // Reads still blocked (another slot answered first) end now.
+      all.abort(new DOMException('Another slot answered', 'AbortError'));
+    }
+  }
+
+  async function guard<T = RedisValue>(run: () => Promise<unknown>): Promise<T> {
+    try {
+      return (await run()) as T;
     } catch (error) {
       throw translate(error);
     }
@@ -52,7 +142,33 @@ export function createIoredisClusterClient(cluster: Cluster): RedisClient {
   return {
     evalsha: (sha, keys, args) => guard(() => cluster.evalsha(sha, keys.length, ...keys, ...args)),
     eval: (source, keys, args) => guard(() => cluster.eval(source, keys.length, ...keys, ...args)),
+    blockingRead: (keys, ids, blockMs, options) =>
+      guard<boolean>(() => blockingRead(keys, ids, blockMs, options?.signal)),
+    blockingClientName,
+    closeBlocking,
   };
+}
+
+/** CRC16/XMODEM (poly 0x1021, init 0), the checksum Redis Cluster hashes keys with. */
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The key's slot: the hash tag's content when the key has a non-empty `{...}`, else the whole key. */
+function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  let hashed = key;
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) hashed = key.slice(open + 1, close);
+  }
+  return crc16(new TextEncoder().encode(hashed)) % 16384;
 }
 
 /**
@@ -71,9 +187,11 @@ export function connectIoredisCluster(
     },
   });
   cluster.on('error', () => {});
+  const client = createIoredisClusterClient(cluster);
   return {
-    client: createIoredisClusterClient(cluster),
+    client,
     close: async () => {
+      client.closeBlocking();
       cluster.disconnect();
     },
   };

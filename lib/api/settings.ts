@@ -10,6 +10,7 @@ import {
   CONFIG_FIELD_NAMES,
   CONFIG_FIELDS,
   type ConfigField,
+  DEFAULT_SWEEP_REVISIT_MS,
   type IntRule,
   LIMIT_RULES,
   type Limits,
@@ -31,6 +32,8 @@ export interface Settings {
   keyPrefix: string | undefined;
   /** Wall-clock budget of one scheduled sweep. */
   sweepTimeBudgetMs: number;
+  /** How long a scheduled sweep skips a queue it found idle (SWEEP_REVISIT_MS, issue 18). */
+  sweepRevisitMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -92,5 +95,6 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     queueDefaults: queueDefaults as Partial<QueueConfig>,
     keyPrefix: text(env, 'QUEUE_KEY_PREFIX'),
     sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS', CALL_RULES.sweepTimeBudgetMs) ?? 20_000,
+    sweepRevisitMs: int(env, 'SWEEP_REVISIT_MS', CALL_RULES.sweepRevisitMs) ?? DEFAULT_SWEEP_REVISIT_MS,
   };
 }

@@ -18,6 +18,12 @@ export interface QueueKeys {
   delayedData: string;
   /** Config overrides, the epoch and the delayed-token counter. */
   config: string;
+  /**
+   * Wake-ups for waiting consumers: a few tiny entries appended by what makes a message
+   * deliverable without appending to `stream` (nack, a new earliest delayed message); long polls
+   * block reading it and `stream` (lib/queue/watch.ts). Expires a day after its last entry.
+   */
+  wake: string;
   /** Per-group lease index: message id → time its lease expires (service clock, ms). */
   lease(group: string): string;
   /** Per-group record: consumers' last-seen times, nack markers, sweep cursors. */
@@ -32,6 +38,11 @@ export interface KeySpace {
   registry: string;
   /** The queue where the last sweep stopped (hash tag `{registry}`, the registry's slot). */
   sweepCursor: string;
+  /**
+   * Queue → when a scheduled sweep should visit it again (ms): its revisit time once a sweep found
+   * nothing to do there (hash tag `{registry}`); an idle sweep reads only this and the registry.
+   */
+  sweepDue: string;
 }
 
 /**
@@ -43,6 +54,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
   return {
     registry: `${prefix}:{registry}:queues`,
     sweepCursor: `${prefix}:{registry}:sweep-cursor`,
+    sweepDue: `${prefix}:{registry}:sweep-due`,
     queue(name, partition = 0) {
       const base = partition === 0 ? `${prefix}:{${name}}` : `${prefix}:{${name}#${partition}}`;
       return {
@@ -51,6 +63,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         delayed: `${base}:delayed`,
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,
+        wake: `${base}:wake`,
         lease: (group) => `${base}:g:${group}:lease`,
         groupMeta: (group) => `${base}:g:${group}:meta`,
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,

@@ -114,7 +114,12 @@ export const CALL_RULES = {
   sweepBudget: { min: 1, max: 10_000_000, unit: 'entries' },
   /** Wall-clock budget of one sweep call. */
   sweepTimeBudgetMs: { min: 0, max: HOUR, unit: 'ms' },
+  /** How long a scheduled sweep skips a queue it found idle (issue 18). */
+  sweepRevisitMs: { min: 0, max: DAY, unit: 'ms' },
 } as const satisfies Record<string, IntRule>;
+
+/** A scheduled sweep's `revisitMs` (Node's interval, the Workers cron). */
+export const DEFAULT_SWEEP_REVISIT_MS = 5 * MINUTE;
 
 /** String lengths, counted in Unicode code points (what JSON Schema's maxLength counts). */
 export const LENGTH_RULES = {

@@ -63,6 +63,7 @@ import {
   checkName,
   encodeMessages,
 } from './validate.ts';
+import { createWatchRegistry, type WatchPoint } from './watch.ts';
 
 export interface QueueServiceOptions {
   redis: RedisClient;
@@ -129,6 +130,47 @@ function recordPartitions(record: readonly string[]): number {
   return 1;
 }
 
+/** consume with a sink for its watch point (consumeOrWatch; the QueueService method has none). */
+interface WatchingConsume {
+  consume(
+    queue: string,
+    group: string,
+    consumer: string,
+    n: number,
+    sink?: (watch: WatchPoint | null) => void,
+  ): Promise<Message[]>;
+}
+
+/** Adds one partition's consume reply to a watch point being built (issue 18). */
+function watchPart(
+  watch: { keys: string[]; ids: string[]; dueAt: number | null; ok: boolean },
+  reply: { dueAt: number; streamLast: string; wakeLast: string },
+  k: QueueKeys,
+): void {
+  // '' when the consumer is at its in-flight cap: nothing to wait for at the stream.
+  if (reply.streamLast === '') watch.ok = false;
+  watch.keys.push(k.stream, k.wake);
+  watch.ids.push(reply.streamLast, reply.wakeLast);
+  if (reply.dueAt >= 0 && (watch.dueAt === null || reply.dueAt < watch.dueAt)) watch.dueAt = reply.dueAt;
+}
+
+/** The finished watch point, its keys in one order (so waiters of a group find the same one). */
+function watchPoint(
+  scope: string,
+  watch: { keys: string[]; ids: string[]; dueAt: number | null; ok: boolean },
+): WatchPoint | null {
+  if (!watch.ok || watch.keys.length === 0) return null;
+  const order = watch.keys
+    .map((_, i) => i)
+    .sort((a, b) => (watch.keys[a] as string).localeCompare(watch.keys[b] as string));
+  return {
+    scope,
+    keys: order.map((i) => watch.keys[i] as string),
+    ids: order.map((i) => watch.ids[i] as string),
+    dueAt: watch.dueAt,
+  };
+}
+
 /**
  * @example
  * const queue = createQueueService({ redis: createUpstashClient({ url, token }), clock: systemClock });
@@ -144,6 +186,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   const run = createScriptRunner(options.redis);
   const now = (): number => Math.floor(clock.now());
   const random = options.random ?? Math.random;
+  const watches = createWatchRegistry({ redis: options.redis, clock });
 
   /** Each queue's partition count as last reported; partition 0's word is final, a copy's only raises it. */
   const known = new Map<string, number>();
@@ -317,7 +360,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     );
   }
 
-  const service: QueueService = {
+  const service: QueueService & WatchingConsume = {
     async configure(queue, patch) {
       checkName('queue', queue);
       const { partitions: grow, ...fields } = checkConfigPatch(patch);
@@ -425,7 +468,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             try {
               const reply = await run(
                 scripts.produce,
-                { stream: k.stream, delayed: k.delayed, delayedData: k.delayedData, config: k.config, dedup },
+                {
+                  stream: k.stream,
+                  delayed: k.delayed,
+                  delayedData: k.delayedData,
+                  config: k.config,
+                  wake: k.wake,
+                  dedup,
+                },
                 {
                   queue,
                   now: now(),
@@ -535,7 +585,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return first.deleted;
     },
 
-    async consume(queue, group, consumer, n) {
+    async consume(queue, group, consumer, n, sink?: (watch: WatchPoint | null) => void) {
       checkName('queue', queue);
       checkName('group', group);
       checkName('consumer', consumer);
@@ -547,6 +597,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       const order = partitions === undefined ? [0] : [...range(first, partitions), ...range(0, first)];
       let seen = partitions ?? 1;
       const out: Message[] = [];
+      // Where a long poll can wait when nothing came (issue 18): each partition's stream and wake.
+      const watch = { keys: [] as string[], ids: [] as string[], dueAt: null as number | null, ok: true };
       for (let i = 0; i < order.length && out.length < n; i++) {
         const p = order[i] as number;
         const k = keysOf(queue, p);
@@ -560,6 +612,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
               delayedData: k.delayedData,
               config: k.config,
               ...groupKeys(k, group),
+              wake: k.wake,
             },
             { group, consumer, count: n - out.length, now: now(), config: scriptDefaults },
             { subject: { queue, group } },
@@ -576,6 +629,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         if (reply === undefined) continue;
         out.push(...delivered(reply.messages, p));
+        if (sink !== undefined) watchPart(watch, reply, k);
         const count = learn(queue, reply.partitions, p === 0);
         if (count > seen) {
           // Partitions this call did not know of: try them after the ones it planned.
@@ -583,7 +637,26 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           seen = count;
         }
       }
+      if (sink !== undefined) sink(out.length === 0 ? watchPoint(`${queue}\n${group}`, watch) : null);
       return out;
+    },
+
+    async consumeOrWatch(queue, group, consumer, n) {
+      const scope = `${queue}\n${group}`;
+      // Another waiter of this group in this process holds an unfired watch: nothing was
+      // deliverable when it was made and nothing arrived since (lib/queue/watch.ts).
+      const joinable = watches.active(scope, consumer);
+      if (joinable !== null) return { messages: [], watch: joinable };
+      let watch: WatchPoint | null = null;
+      const messages = await service.consume(queue, group, consumer, n, (point) => {
+        watch = point;
+      });
+      watches.consumed(scope, consumer);
+      return { messages, watch };
+    },
+
+    waitForWork(point, until, signal, pause) {
+      return watches.wait(point, until, signal, pause);
     },
 
     async ack(queue, group, ids) {
@@ -620,7 +693,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const k = keysOf(queue, p);
           const { requeued } = await run(
             scripts.nack,
-            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { stream: k.stream, config: k.config, ...groupKeys(k, group), wake: k.wake },
             { group, now: now(), delayMs, ids: raw },
             { subject: { queue, group } },
           );
@@ -969,7 +1042,17 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         complete: true,
       };
       const registry = { registry: space.registry, sweepCursor: space.sweepCursor };
-      const { cursor, names: registered } = await run(scripts.queues, registry, {});
+      // A scheduled sweep reads only the queues due a visit (issue 18): none, when all is idle.
+      const revisitMs =
+        options.revisitMs === undefined
+          ? undefined
+          : checkInt(options.revisitMs, 'revisitMs', CALL_RULES.sweepRevisitMs);
+      const { cursor, names: registered } =
+        revisitMs === undefined
+          ? await run(scripts.queues, registry, {})
+          : await run(scripts.sweepPlan, { ...registry, sweepDue: space.sweepDue }, { now: now() });
+      if (revisitMs !== undefined && cursor === '' && registered.length === 0) return report;
+      const visits = new Map<string, number>();
       const names = registered.sort();
       // The cursor is a queue name, or `<queue>#<p>` to resume at partition p (# is not in names).
       const [cursorQueue = '', cursorPartition = '0'] = cursor.split('#');
@@ -1011,6 +1094,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           report.consumersRemoved += step.consumersRemoved;
           report.trimmed += step.trimmed;
           budget -= step.work;
+          const changed = step.deadLettered + step.promoted + step.deletedReferences + step.consumersRemoved;
+          const idle = changed + step.trimmed === 0 && step.done && (visits.get(queue) ?? 1) > 0;
+          visits.set(queue, idle ? 1 : 0);
           if (!step.exists && p === 0) {
             gone.push(queue);
             break;
@@ -1029,6 +1115,18 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
       // One registry-slot call: where the next sweep starts, and the names of deleted queues.
       await run(scripts.sweepFinish, registry, { resumeAt, gone });
+      if (revisitMs !== undefined) {
+        const at = now();
+        await run(
+          scripts.sweepRecord,
+          { registry: space.registry, sweepDue: space.sweepDue },
+          {
+            visits: [...visits]
+              .filter(([queue]) => !gone.includes(queue))
+              .map(([queue, idle]) => ({ queue, at: idle === 1 ? at + revisitMs : at })),
+          },
+        );
+      }
       // A queue re-created since it was found gone re-registers on its next call.
       for (const queue of gone) {
         await unmark(queue);

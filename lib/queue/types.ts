@@ -8,6 +8,7 @@
 export type { QueueConfig } from './rules.ts';
 
 import type { QueueConfig } from './rules.ts';
+import type { Pause, WaitOutcome, WatchPoint } from './watch.ts';
 
 export interface MessageInput {
   /** Any JSON value. */
@@ -114,13 +115,20 @@ export interface SweepOptions {
   budget?: number;
   /** Optional wall-clock budget in ms (the cron passes what is left of its invocation). */
   timeBudgetMs?: number;
+  /**
+   * A scheduled sweep (the Node interval, the Workers cron): a queue where a sweep found nothing to
+   * do is skipped until this long after (issue 18), so an idle registry costs one command. Without
+   * it every queue is visited (an explicit sweep).
+   */
+  revisitMs?: number;
 }
 
 /**
  * The operations of the queue. Every method is one atomic Redis round trip per partition it
  * touches (one partition unless the queue is configured with more), except: the first produce,
  * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
- * deleteQueue (four), sweep (two per queue visited plus two), redrive of everything (one per 1,000
+ * deleteQueue (four), sweep (two per queue visited plus two; a scheduled one, with `revisitMs`,
+ * one when every queue is idle, else three plus two per queue visited), redrive of everything (one per 1,000
  * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
@@ -140,6 +148,22 @@ export interface QueueService {
   deleteGroup(queue: string, group: string): Promise<boolean>;
 
   consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
+  /**
+   * consume for a long poll: when nothing came, also where to wait for more (null: poll instead).
+   * May answer without a round trip while another waiter of the group in this process holds an
+   * unfired watch (lib/queue/watch.ts).
+   */
+  consumeOrWatch(
+    queue: string,
+    group: string,
+    consumer: string,
+    count: number,
+  ): Promise<{ messages: Message[]; watch: WatchPoint | null }>;
+  /**
+   * Waits at a watch point until work may have arrived, it is due, or `until` (service clock);
+   * the due time and deadline are timed with `pause` (real timers by default).
+   */
+  waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal, pause?: Pause): Promise<WaitOutcome>;
   ack(queue: string, group: string, ids: string[]): Promise<number>;
   nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
   extend(

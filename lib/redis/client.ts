@@ -1,6 +1,7 @@
 /**
- * The narrow seam between the queue and Redis: the queue only ever runs its Lua scripts, so an
- * adapter only has to offer EVALSHA and EVAL. Each adapter (Upstash REST, ioredis over TCP, the
+ * The narrow seam between the queue and Redis: the queue's operations only ever run its Lua
+ * scripts, so an adapter offers EVALSHA and EVAL; a long poll also waits with one blocking stream
+ * read (`blockingRead`, never inside a script, never on a connection other calls share). Each adapter (Upstash REST, ioredis over TCP, the
  * in-process engine) is one file and the only file that imports its client library.
  */
 
@@ -30,6 +31,41 @@ export interface RedisClient {
     args: readonly string[],
     options?: CallOptions,
   ): Promise<RedisValue>;
+  /**
+   * `XREAD COUNT 1 BLOCK blockMs STREAMS ...keys ...ids`: waits until one of the streams has an
+   * entry past its id (true) or `blockMs` passed (false). The keys may lie in different cluster
+   * slots (a cluster adapter reads each slot on its own connection). Aborting `options.signal`
+   * ends the wait on the server too (no blocked client is left behind). Optional: without it the
+   * long poll falls back to polling.
+   */
+  blockingRead?(
+    keys: readonly string[],
+    ids: readonly string[],
+    blockMs: number,
+    options?: CallOptions,
+  ): Promise<boolean>;
+}
+
+/** The argv of the blocking read every adapter sends. */
+export function blockingReadArgv(keys: readonly string[], ids: readonly string[], blockMs: number): string[] {
+  return [
+    'XREAD',
+    'COUNT',
+    '1',
+    'BLOCK',
+    String(Math.max(1, Math.ceil(blockMs))),
+    'STREAMS',
+    ...keys,
+    ...ids,
+  ];
+}
+
+/** True when an XREAD reply carries an entry (nil, an empty array or a RESP3 empty map: none). */
+export function readArrived(reply: unknown): boolean {
+  if (reply === null || reply === undefined) return false;
+  if (Array.isArray(reply)) return reply.length > 0;
+  if (typeof reply === 'object') return Object.keys(reply).length > 0;
+  return false;
 }
 
 /** Redis answered with an error reply; `message` is its full text, e.g. `NOSCRIPT No matching ...`. */

@@ -4,7 +4,13 @@
  */
 import type { Engine } from '../engine/engine.ts';
 import { RedisError, type Reply, StatusReply } from '../engine/reply.ts';
-import { type RedisClient, RedisReplyError, type RedisValue } from './client.ts';
+import {
+  blockingReadArgv,
+  type RedisClient,
+  RedisReplyError,
+  type RedisValue,
+  readArrived,
+} from './client.ts';
 
 /**
  * @example
@@ -12,13 +18,20 @@ import { type RedisClient, RedisReplyError, type RedisValue } from './client.ts'
  */
 export function createEngineClient(engine: Engine): RedisClient {
   // A script never blocks (a blocking read inside one answers at once), so there is nothing a
-  // call's signal could cut short here.
+  // call's signal could cut short here; only blockingRead waits.
   async function call(argv: string[]): Promise<RedisValue> {
     return toValue(await engine.call(argv));
   }
   return {
     evalsha: (sha, keys, args) => call(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
     eval: (source, keys, args) => call(['EVAL', source, String(keys.length), ...keys, ...args]),
+    // The engine's own blocking read: aborting the signal withdraws the waiter, as a disconnect.
+    blockingRead: async (keys, ids, blockMs, options) => {
+      const signal = options?.signal;
+      const reply = await engine.call(blockingReadArgv(keys, ids, blockMs), signal ? { signal } : {});
+      if (reply instanceof RedisError) throw new RedisReplyError(reply.message);
+      return readArrived(reply);
+    },
   };
 }
 

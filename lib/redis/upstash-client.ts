@@ -7,6 +7,7 @@
 // The fetch-based build runs unchanged on Workers, Deno and Node 20.
 import { Redis } from '@upstash/redis/cloudflare';
 import {
+  blockingReadArgv,
   type CallOptions,
   isAuthFailure,
   RedisAuthError,
@@ -14,6 +15,7 @@ import {
   RedisReplyError,
   RedisUnavailableError,
   type RedisValue,
+  readArrived,
 } from './client.ts';
 
 export interface UpstashClientOptions {
@@ -30,18 +32,25 @@ export function createUpstashClient(options: UpstashClientOptions): RedisClient 
   // request, before the first await: the call below sets it just around that moment. A plain
   // signal would be worse: on abort the library answers the abort reason as a successful reply.
   let current: AbortSignal | undefined;
-  const redis = new Redis({
-    url: options.url,
-    token: options.token,
-    automaticDeserialization: false,
-    // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
-    // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
-    // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
-    retry: { retries: 0 },
-    // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
-    // made it, so one signal cannot serve every call.
-    signal: () => current ?? new AbortController().signal,
-  });
+  const connect = (enableAutoPipelining: boolean) =>
+    new Redis({
+      enableAutoPipelining,
+      url: options.url,
+      token: options.token,
+      automaticDeserialization: false,
+      // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
+      // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
+      // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
+      retry: { retries: 0 },
+      // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
+      // made it, so one signal cannot serve every call.
+      signal: () => current ?? new AbortController().signal,
+    });
+  const redis = connect(true);
+  // A blocking read holds its HTTP request until data or timeout: it must never share an
+  // auto-pipelined request with other commands, so it goes through a client that sends each
+  // command on its own request (its deadline is the block time plus a margin, see deadline.ts).
+  const direct = connect(false);
 
   function guard(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
     current = callOptions?.signal;
@@ -64,6 +73,11 @@ export function createUpstashClient(options: UpstashClientOptions): RedisClient 
       guard(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
     eval: (source, keys, args, callOptions) =>
       guard(() => redis.eval(source, [...keys], [...args]), callOptions),
+    blockingRead: (keys, ids, blockMs, callOptions) =>
+      guard(
+        () => direct.exec(blockingReadArgv(keys, ids, blockMs) as [string, ...string[]]),
+        callOptions,
+      ).then(readArrived),
   };
 }
 

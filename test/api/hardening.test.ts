@@ -95,6 +95,44 @@ describe('a deadline on every Redis call and a budget on every request (finding 
     expect(consume.ms).toBeLessThan(1000 + 200 + 1000);
   });
 
+  it('answers a long poll at waitMs when its blocking read stalls, and the read deadline ends it (issue 18)', async () => {
+    const healthy = createEngineClient(createEngine());
+    const reads: { blockMs: number; signal: AbortSignal | undefined; at: number; abortedAt?: number }[] = [];
+    const seam: RedisClient = {
+      evalsha: (sha, keys, args, options) => healthy.evalsha(sha, keys, args, options),
+      eval: (source, keys, args, options) => healthy.eval(source, keys, args, options),
+      // Never answers: only an abort (the deadline of block + REDIS_TIMEOUT_MS) ends it.
+      blockingRead: (_keys, _ids, blockMs, options) => {
+        const read: (typeof reads)[number] = { blockMs, signal: options?.signal, at: performance.now() };
+        reads.push(read);
+        options?.signal?.addEventListener('abort', () => {
+          read.abortedAt = performance.now();
+        });
+        return new Promise(() => {});
+      },
+    };
+    const { app } = await serviceOn(seam, { REDIS_TIMEOUT_MS: '200', REQUEST_TIMEOUT_MS: '5000' });
+    await request(app, 'PUT', '/v1/queues/q/groups/g', { start: '$' });
+    const consume = await request(app, 'POST', '/v1/queues/q/groups/g/consume', {
+      consumer: 'c',
+      waitMs: 500,
+    });
+    expect(consume.status).toBe(200);
+    expect(consume.json.messages).toEqual([]);
+    expect(consume.ms).toBeLessThan(500 + 300);
+    expect(reads).toHaveLength(1);
+    // The read outlasts waitMs by the watch's linger (1.5 s, for the next poll to join) ...
+    const read = reads[0] as (typeof reads)[number];
+    expect(read.blockMs).toBeLessThanOrEqual(500 + 1500);
+    // ... and its deadline, the block time plus REDIS_TIMEOUT_MS, ends it.
+    while (read.abortedAt === undefined && performance.now() - read.at < 4000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(read.signal?.aborted).toBe(true);
+    expect((read.abortedAt ?? 0) - read.at).toBeGreaterThanOrEqual(read.blockMs + 200 - 20);
+    expect((read.abortedAt ?? 0) - read.at).toBeLessThan(read.blockMs + 200 + 300);
+  });
+
   it('answers 503 once the request budget is spent, though each call is under the deadline', async () => {
     // GET /v1/queues reads the registry, then every queue's stats: two calls in a row.
     const engine = createEngine();

@@ -12,12 +12,14 @@ describe('readSettings', () => {
       queueDefaults: {},
       keyPrefix: undefined,
       sweepTimeBudgetMs: 20_000,
+      sweepRevisitMs: 300_000,
     });
   });
 
   it('reads tokens, mode, limits, queue defaults, key prefix and sweep budget', () => {
     const settings = readSettings(
       {
+        SWEEP_REVISIT_MS: '120000',
         API_MODE: 'development',
         API_TOKENS: 'admin:x',
         MAX_MESSAGE_BYTES: '1024',
@@ -50,6 +52,7 @@ describe('readSettings', () => {
       },
       keyPrefix: 'staging',
       sweepTimeBudgetMs: 5000,
+      sweepRevisitMs: 120_000,
     });
   });
 

@@ -313,16 +313,20 @@ describe('stopping', () => {
   });
 
   it('gives back what its consumer holds leased from a poll the stop cut short', async () => {
-    const { g, q } = await setup('orphan', []);
+    const { g, ids } = await setup('orphan', ['stray']);
+    const [id] = ids;
+    // Leased to another consumer first: a produce while the worker waits would wake its poll
+    // (issue 18), which would then receive the message itself.
+    expect((await g.consume({ consumer: 'other' })).map((m) => m.id)).toEqual([id]);
     const events: WorkerEvent[] = [];
     const worker = g.work(() => undefined, { waitMs: 10_000, onEvent: (e) => events.push(e) });
     await until(() => events.some((e) => e.type === 'ready'));
     await pause(100);
     // The worker's poll is waiting; a lease under its consumer name that it never received is
-    // what an answer lost between the service and an aborted poll leaves behind.
-    const [id] = await q.produce([{ body: 'stray' }]);
-    const stray = await g.consume({ consumer: worker.consumer });
-    expect(stray.map((m) => m.id)).toEqual([id]);
+    // what an answer lost between the service and an aborted poll leaves behind. Taking it over
+    // (XCLAIM) makes one without waking anyone.
+    const stray = await g.reclaim({ consumer: worker.consumer, minIdleMs: 0 });
+    expect(stray.messages.map((m) => m.id)).toEqual([id]);
     await worker.stop();
     expect(events).toContainEqual({ type: 'nacked', ids: [id], delayMs: 0, reason: 'orphaned' });
     expect(await g.pending({ consumer: worker.consumer })).toMatchObject([{ id, state: 'retrying' }]);

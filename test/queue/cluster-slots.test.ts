@@ -81,6 +81,8 @@ onEveryBackend('cluster slots', (make) => {
     await raw("return redis.call('SADD', KEYS[1], ARGV[1])", [keys.registry], ['ghost']);
     await queue.sweep();
     await queue.sweep({ budget: 1 });
+    // A scheduled sweep: its plan and record run on the registry's slot.
+    await queue.sweep({ revisitMs: 60_000 });
     await queue.deleteGroup('q', 'other');
     await queue.deleteQueue('q');
     await queue.deleteQueue('fresh');

@@ -29,14 +29,15 @@ it('sends a script only the config fields it reads, and the script looks up only
   const run = createScriptRunner({
     evalsha: async (_sha, _keys, args) => {
       sent.push([...args]);
-      return ['ok', 0, 1];
+      return ['ok', 0, 1, -1, '', ''];
     },
-    eval: async () => ['ok', 0, 1],
+    eval: async () => ['ok', 0, 1, -1, '', ''],
   });
-  const keys = { stream: 's', dlq: 'd', delayed: 'x', delayedData: 'y', config: 'c', lease: 'l', meta: 'm' };
+  const keys = { stream: 's', dlq: 'd', delayed: 'x', delayedData: 'y', config: 'c', lease: 'l' };
+  const allKeys = { ...keys, meta: 'm', wake: 'w' };
   const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
-  await run(consume, keys, args);
-  await run(consume, keys, args);
+  await run(consume, allKeys, args);
+  await run(consume, allKeys, args);
   const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
   expect(Object.keys(config).sort()).toEqual(consume.configFields);
   expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);

@@ -62,6 +62,8 @@ describe('npm start on the local engine', () => {
     server = npmStart({
       PORT: String(port),
       SWEEP_INTERVAL_MS: '100',
+      // Every interval sweep visits every queue (a queue found idle is not skipped for 5 min).
+      SWEEP_REVISIT_MS: '0',
       ENGINE_DATA_FILE: join(dir, 'engine.log'),
     });
     await waitForReady(`${base}/healthz`, server, 60_000);
@@ -140,6 +142,8 @@ describe('npm start with UPSTASH_REDIS_REST_URL', () => {
     server = npmStart({
       PORT: String(port),
       SWEEP_INTERVAL_MS: '100',
+      // Every interval sweep visits every queue (a queue found idle is not skipped for 5 min).
+      SWEEP_REVISIT_MS: '0',
       API_TOKENS: `admin:${token}`,
       UPSTASH_REDIS_REST_URL: engine.url,
       UPSTASH_REDIS_REST_TOKEN: engine.token,
@@ -187,6 +191,8 @@ describe.skipIf(!redisAvailable)('npm start with REDIS_URL', () => {
     server = npmStart({
       PORT: String(port),
       SWEEP_INTERVAL_MS: '100',
+      // Every interval sweep visits every queue (a queue found idle is not skipped for 5 min).
+      SWEEP_REVISIT_MS: '0',
       API_TOKENS: `admin:${token}`,
       REDIS_URL: url.toString(),
       QUEUE_KEY_PREFIX: prefix,
@@ -235,6 +241,8 @@ describe.skipIf(!clusterToolsAvailable() && process.env.REQUIRE_REDIS !== '1')(
       server = npmStart({
         PORT: String(port),
         SWEEP_INTERVAL_MS: '100',
+        // Every interval sweep visits every queue (a queue found idle is not skipped for 5 min).
+        SWEEP_REVISIT_MS: '0',
         API_TOKENS: `admin:${token}`,
         REDIS_CLUSTER_NODES: cluster.spec,
       });

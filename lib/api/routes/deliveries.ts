@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { QueueError } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
-import { pollUntilNonEmpty } from '../long-poll.ts';
+import { waitUntilNonEmpty } from '../long-poll.ts';
 import {
   AckBody,
   AckResult,
@@ -122,12 +122,20 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
     const { consumer, count, waitMs } = c.req.valid('json');
     const budget = c.get('budget');
     budget.extend(waitMs);
-    const messages = await pollUntilNonEmpty(() => queue.consume(name, group, consumer, count), {
-      waitMs,
-      clock: deps.clock,
-      sleep: deps.sleep,
-      signal: budget.signal,
-    });
+    const messages = await waitUntilNonEmpty(
+      async () => {
+        if (waitMs === 0) return { items: await queue.consume(name, group, consumer, count), watch: null };
+        const { messages, watch } = await queue.consumeOrWatch(name, group, consumer, count);
+        return { items: messages, watch };
+      },
+      (watch, until, signal) => queue.waitForWork(watch, until, signal, deps.sleep),
+      {
+        waitMs,
+        clock: deps.clock,
+        sleep: deps.sleep,
+        signal: budget.signal,
+      },
+    );
     // Leased messages nobody will receive go straight back (delivery count kept) instead of
     // waiting out their visibility timeout: the client left, the budget ran out, or the answer
     // cannot be written (c.json serialises at once).

@@ -13,7 +13,7 @@ import type { Limits } from '../../../lib/queue/rules.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService } from '../../../lib/queue/service.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
-import type { RedisClient } from '../../../lib/redis/client.ts';
+import type { CallOptions, RedisClient } from '../../../lib/redis/client.ts';
 import { createEngineClient } from '../../../lib/redis/engine-client.ts';
 
 export const tokens = { admin: 'admin-secret-1', produce: 'produce-secret-2', consume: 'consume-secret-3' };
@@ -78,13 +78,30 @@ function faultable(inner: RedisClient, calls: string[]): RedisClient & { failNex
   };
 }
 
+/** The seam with the engine's blocking read as well (recorded as 'xread'). */
+function blocking(inner: RedisClient, faulty: ReturnType<typeof faultable>, calls: string[]) {
+  return Object.assign(faulty, {
+    blockingRead(keys: readonly string[], ids: readonly string[], blockMs: number, options?: CallOptions) {
+      calls.push('xread');
+      return inner.blockingRead?.(keys, ids, blockMs, options) ?? Promise.resolve(false);
+    },
+  });
+}
+
 export async function createHarness(
-  options: { limits?: Partial<Limits>; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
+  options: {
+    limits?: Partial<Limits>;
+    sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+    /** Offer the engine's blocking read, so long polls wait by blocking (real time passes). */
+    blocking?: boolean;
+  } = {},
 ): Promise<Harness> {
   const clock = createManualClock();
   const engine = createEngine({ clock });
   const calls: string[] = [];
-  const redis = faultable(createEngineClient(engine), calls);
+  const engineClient = createEngineClient(engine);
+  const faulty = faultable(engineClient, calls);
+  const redis = options.blocking === true ? blocking(engineClient, faulty, calls) : faulty;
   const queue = createQueueService({
     redis,
     clock,

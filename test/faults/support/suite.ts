@@ -170,8 +170,12 @@ export function describeFaultSuite(kind: StackKind): void {
         stack.proxy.stall();
         const reply = await polling;
         stack.proxy.heal();
-        expectAnswer(reply, 503, 'long poll', REQUEST_TIMEOUT_MS + waitMs);
-        // It did poll before the stall, and gave up on the stalled call rather than the whole wait.
+        // Waiting in its blocking read when Redis stalled (issue 18), the poll ends at waitMs with
+        // the empty list whatever the read does; a call that met the stall (the read's connection
+        // still opening, a fallback consume) answers 503. Either way within waitMs plus the budget.
+        expect([200, 503]).toContain(reply.status);
+        expectAnswer(reply, reply.status, 'long poll', REQUEST_TIMEOUT_MS + waitMs);
+        if (reply.status === 200) expect(reply.json.messages).toEqual([]);
         expect(reply.ms).toBeGreaterThanOrEqual(300);
         expect(stack.logged).toEqual([]);
       }),

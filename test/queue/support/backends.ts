@@ -32,7 +32,7 @@ export interface Harness {
   clock: ManualClock;
   keys: KeySpace;
   /** Every script call the service made (EVALSHA and EVAL), with the KEYS it passed. */
-  calls: { command: 'evalsha' | 'eval'; name: string; keys: readonly string[] }[];
+  calls: { command: 'evalsha' | 'eval' | 'xread'; name: string; keys: readonly string[] }[];
   /** The recording client the service uses, for wrapping in a test (e.g. to fail one call). */
   client: RedisClient;
   /** The keys of the partition a message id names, and the id inside it (for raw access). */
@@ -68,6 +68,14 @@ export function countingClient(
       calls.push({ command: 'eval', name: 'source', keys: [...keys] });
       return inner.eval(source, keys, args);
     },
+    ...(inner.blockingRead === undefined
+      ? {}
+      : {
+          blockingRead(keys: readonly string[], ids: readonly string[], blockMs: number, options) {
+            calls.push({ command: 'xread', name: 'blockingRead', keys: [...keys] });
+            return inner.blockingRead?.(keys, ids, blockMs, options) ?? Promise.resolve(false);
+          },
+        }),
   };
 }
 

@@ -234,3 +234,43 @@ local function promote(stream, delayed, data, now, limit)
   end
   return #due
 end
+
+-- Wake-ups (issue 18): a waiting consumer blocks on its queue's stream and on the partition's wake
+-- stream (`<prefix>:{<queue>}:wake`, same hash tag). Whatever makes a message deliverable without
+-- appending to the stream (a nack, a delayed message with a new earliest due time, a resume)
+-- appends a tiny entry here; the stream stays a few entries long and expires a day after the last
+-- wake-up, so a deleted queue leaves nothing behind for long.
+local function wake(key)
+  redis.call('XADD', key, 'MAXLEN', '~', '16', '*', 'w', '1')
+  redis.call('PEXPIRE', key, '86400000')
+end
+
+-- The id of a stream's last entry, '0-0' when it has none (a read past it sees any new entry).
+local function last_id(stream)
+  local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', '1')
+  if #last == 0 then
+    return '0-0'
+  end
+  return last[1][1]
+end
+
+-- The smallest score of a sorted set, or nil when it is empty.
+local function first_score(zset)
+  local first = redis.call('ZRANGE', zset, '0', '0', 'WITHSCORES')
+  if #first == 0 then
+    return nil
+  end
+  return tonumber(first[2])
+end
+
+-- What a consume that found nothing tells its long poll: when something it holds becomes due
+-- (the next delayed message, the earliest lease expiry or nack delay; -1 for never) and where
+-- the stream and the wake stream end, so the poll can block reading past them.
+local function watch_point(stream, wake_key, delayed, lease)
+  local due = first_score(delayed)
+  local leased = first_score(lease)
+  if leased and (not due or leased < due) then
+    due = leased
+  end
+  return due or -1, last_id(stream), last_id(wake_key)
+end

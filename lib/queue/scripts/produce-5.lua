@@ -2,7 +2,7 @@
 -- within the window answers the first message's id and adds nothing. Creates a new queue's config
 -- (on partition 0). A batch routed by key with fewer partitions than the queue has is refused
 -- unwritten (`rerouted`), so the service routes it again with the count the reply carries.
--- KEYS: stream, delayed, delayedData, config, ...dedup
+-- KEYS: stream, delayed, delayedData, config, wake, ...dedup
 --   (dedup: one key per message that has a dedupId)
 -- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int,
 --   ...messages: {body, attributes, delayMs: int, dedupKey: int}
@@ -36,6 +36,8 @@ end
 local epoch = record.epoch or ''
 local window = cfg.dedupWindowMs
 local out = { 'ok', unregistered, partitions, 0 }
+-- The earliest due time of the delayed set, read only once a message of this call is delayed.
+local earliest = false
 for _, message in ipairs(args.messages) do
   local body, attributes = message.body, message.attributes
   local delay = message.delayMs
@@ -60,7 +62,15 @@ for _, message in ipairs(args.messages) do
       else
         redis.call('HSET', keys.delayedData, id .. ':b', body, id .. ':t', int(now))
       end
+      if earliest == false then
+        earliest = first_score(keys.delayed)
+      end
       redis.call('ZADD', keys.delayed, int(now + delay), id)
+      if not earliest or now + delay < earliest then
+        earliest = now + delay
+        -- A new earliest due time: a waiting consumer's wait was bounded by the old one.
+        wake(keys.wake)
+      end
     elseif attributes ~= '' then
       id = redis.call('XADD', keys.stream, '*', 'body', body, 'attributes', attributes, 'enqueuedAt', int(now))
     else

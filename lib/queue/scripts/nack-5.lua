@@ -1,6 +1,6 @@
 -- nack: gives messages back; each becomes deliverable again delayMs from now (also beyond the
 -- visibility timeout) and its delivery count keeps growing with each redelivery.
--- KEYS: stream, config, lease, meta
+-- KEYS: stream, config, lease, meta, wake
 -- ARGV: group, now: int, delayMs: int, ...ids
 -- Returns: requeued: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
@@ -20,5 +20,9 @@ for _, id in ipairs(args.ids) do
     redis.call('HSET', meta, 'n:' .. id, due)
     requeued = requeued + 1
   end
+end
+if requeued > 0 then
+  -- A waiting consumer's wait was bounded by lease times from before this nack: wake it.
+  wake(keys.wake)
 end
 return { 'ok', requeued }

@@ -1,9 +1,13 @@
 -- consume: promotes due delayed messages, takes back messages whose lease expired (or whose nack
 -- delay passed), dead-letters those that would exceed max deliveries, then reads new ones.
--- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
+-- KEYS: stream, dlq, delayed, delayedData, config, lease, meta, wake
 -- ARGV: group, consumer, count: int, now: int, config: json
--- Returns: deadLettered: int, partitions: int, ...messages: {id: string, deliveries: int, fields: fields}
---   (partitions: the queue's partition count as this partition knows it)
+-- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
+--   ...messages: {id: string, deliveries: int, fields: fields}
+--   (partitions: the queue's partition count as this partition knows it; when nothing was
+--   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
+--   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
+--   long poll's blocking read; otherwise -1, '' and '')
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
@@ -21,7 +25,7 @@ redis.call('HSET', meta, 's:' .. consumer, int(now))
 local cap = cfg.maxInFlightPerConsumer
 local held = #redis.call('XPENDING', stream, group, '-', '+', int(cap), consumer)
 local n = math.min(args.count, cap - held)
-local out = { 'ok', 0, stored_partitions(keys.config) }
+local out = { 'ok', 0, stored_partitions(keys.config), -1, '', '' }
 if n <= 0 then
   return out
 end
@@ -75,5 +79,8 @@ if #leased > 0 then
   end
   redis.call(unpack(zadd))
   redis.call(unpack(nacks))
+end
+if #out == 6 then
+  out[4], out[5], out[6] = watch_point(stream, keys.wake, keys.delayed, lease)
 end
 return out
