@@ -115,6 +115,10 @@ export const MessageInputSchema = z
       .openapi({ description: 'Any JSON value', example: { orderId: 42 } }),
     attributes: Attributes.optional(),
     delayMs: int(CALL_RULES.delayMs).optional(),
+    ttlMs: int(CALL_RULES.ttlMs).optional().openapi({
+      description:
+        "Not delivered once this many ms passed since enqueue (dead-lettered with reason expired); default: the queue's messageTtlMs",
+    }),
     dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
     partitionKey: text(LENGTH_RULES.partitionKey, 'partitionKey').optional().openapi({
       description:
@@ -200,7 +204,9 @@ export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResul
 export const NackBody = z
   .object({
     ids: Ids,
-    delayMs: int(CALL_RULES.delayMs).default(0),
+    delayMs: int(CALL_RULES.delayMs).optional().openapi({
+      description: "Without it, the queue's retry backoff (retryBackoff) gives the delay (none: at once)",
+    }),
   })
   .strict()
   .openapi('NackRequest');

@@ -419,6 +419,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                 body: message.body,
                 attributes: message.attributes,
                 delayMs: message.delayMs,
+                ttlMs: message.ttlMs,
                 dedupKey: message.dedupId === undefined ? 0 : dedup.length,
               };
             });
@@ -612,7 +613,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       checkName('group', group);
       const checked = checkIds(ids);
-      checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
+      // -1: the call named no delay, so the queue's retry backoff gives it.
+      const delay = delayMs === undefined ? -1 : checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
       const parts = await perIdPartition(
         queue,
         checked,
@@ -621,7 +623,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const { requeued } = await run(
             scripts.nack,
             { stream: k.stream, config: k.config, ...groupKeys(k, group) },
-            { group, now: now(), delayMs, ids: raw },
+            { group, now: now(), delayMs: delay, config: scriptDefaults, ids: raw },
             { subject: { queue, group } },
           );
           return requeued;

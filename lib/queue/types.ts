@@ -15,6 +15,11 @@ export interface MessageInput {
   attributes?: Record<string, string>;
   /** Not visible to consumers before this many ms from now. */
   delayMs?: number;
+  /**
+   * Not delivered (first time or again) once this many ms passed since enqueue: dead-lettered
+   * with reason `expired` instead. Without it the queue's messageTtlMs applies.
+   */
+  ttlMs?: number;
   dedupId?: string;
   /**
    * Messages with the same key land in the same partition, so they keep their order there (a
@@ -141,7 +146,8 @@ export interface QueueService {
 
   consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
   ack(queue: string, group: string, ids: string[]): Promise<number>;
-  nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
+  /** Without delayMs the queue's retry backoff (retryBackoff) gives the delay. */
+  nack(queue: string, group: string, ids: string[], delayMs?: number): Promise<number>;
   extend(
     queue: string,
     group: string,

@@ -300,6 +300,10 @@ onEveryBackend('lifecycle', (make) => {
       consumerIdleMs: 3_600_000,
       partitions,
       maxInFlightPerConsumer: 1000,
+      retryBackoff: 'none',
+      retryDelayMs: 1000,
+      retryMaxDelayMs: 3_600_000,
+      messageTtlMs: 0,
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });
     expect(updated.maxDeliveries).toBe(9);
