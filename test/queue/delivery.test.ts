@@ -245,10 +245,7 @@ onEveryBackend('delivery', (make) => {
     expect(await queue.consume('q', 'g', 'b', 1)).toHaveLength(1);
     // The previous release kept no counters: its group meta has no h fields.
     const meta = at('q', ids[0] as string).keys.groupMeta('g');
-    await raw(
-      "redis.call('HDEL', KEYS[1], 'h', 'h:a', 'h:b') return redis.call('HLEN', KEYS[1])",
-      [meta],
-    );
+    await raw("redis.call('HDEL', KEYS[1], 'h', 'h:a', 'h:b') return redis.call('HLEN', KEYS[1])", [meta]);
     expect(await raw("return redis.call('HMGET', KEYS[1], 'h', 'h:a', 'h:b')", [meta])).toEqual([
       null,
       null,

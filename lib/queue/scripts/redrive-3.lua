@@ -21,7 +21,10 @@ for _, entry in ipairs(entries) do
   local fields = entry[2]
   local xadd = { 'XADD', keys.stream, '*' }
   for i = 1, #fields, 2 do
-    if string.sub(fields[i], 1, 4) ~= 'dlq.' then
+    -- The dead-letter bookkeeping stays behind, and so does a message's own expiry (a redriven
+    -- message is delivered again even if its ttlMs had passed; messageTtlMs still counts from
+    -- its enqueue time).
+    if string.sub(fields[i], 1, 4) ~= 'dlq.' and fields[i] ~= 'expiresAt' then
       xadd[#xadd + 1] = fields[i]
       xadd[#xadd + 1] = fields[i + 1]
     end
