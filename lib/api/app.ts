@@ -26,6 +26,7 @@ import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
 import { registerGroupRoutes } from './routes/groups.ts';
 import { registerMessageRoutes } from './routes/messages.ts';
+import { registerPauseRoutes } from './routes/pause.ts';
 import { registerQueueRoutes } from './routes/queues.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
@@ -325,6 +326,7 @@ export function createApp(options: AppOptions): ApiApp {
   registerGroupRoutes(app, deps);
   registerDeliveryRoutes(app, deps);
   registerDlqRoutes(app, deps);
+  registerPauseRoutes(app, deps);
   registerSystemRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });

@@ -155,6 +155,9 @@ export const BrowseQuery = z.object({
 export const GroupStatsSchema = z
   .object({
     name: z.string(),
+    paused: z
+      .boolean()
+      .openapi({ description: 'Paused (pauseGroup): consume delivers nothing to this group' }),
     pending: z.number().int(),
     lag: z.number().int().nullable(),
     consumers: z.number().int(),
@@ -166,6 +169,7 @@ export const QueueStatsSchema = z
   .object({
     name: z.string(),
     partitions: z.number().int().openapi({ description: 'Partitions the queue is spread over' }),
+    paused: z.boolean().openapi({ description: 'Paused (pauseQueue): consume delivers nothing from it' }),
     length: z.number().int(),
     delayed: z.number().int(),
     deadLetters: z.number().int(),
@@ -174,6 +178,12 @@ export const QueueStatsSchema = z
   .openapi('QueueStats');
 export const QueueList = z.object({ queues: z.array(QueueStatsSchema) }).openapi('QueueList');
 export const Deleted = z.object({ deleted: z.literal(true) }).openapi('Deleted');
+export const QueuePaused = z
+  .object({ queue: z.string(), paused: z.boolean() })
+  .openapi('QueuePaused', { description: 'Whether the queue is paused now' });
+export const GroupPaused = z
+  .object({ queue: z.string(), group: z.string(), paused: z.boolean() })
+  .openapi('GroupPaused', { description: 'Whether the group is paused now' });
 
 export const GroupCreateBody = z
   .object({

@@ -118,6 +118,8 @@ function copyOf(record: readonly string[]): { version: number; overrides: Record
     const value = record[i + 1] as string;
     if (name === 'version') version = Number(value) || 0;
     else if (name !== 'partitions' && Object.hasOwn(CONFIG_FIELDS, name)) overrides[name] = value;
+    // Pause flags (the queue's, and each group's): a partition made later is paused too.
+    else if (name === 'paused' || name.startsWith('paused:')) overrides[name] = value;
   }
   return { version, overrides };
 }
@@ -937,6 +939,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         return {
           name: g0.name,
+          paused: g0.paused,
           pending,
           lag,
           consumers: partitions === 1 ? g0.consumers : consumerNames.size,
@@ -949,6 +952,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return {
         name: queue,
         partitions,
+        paused: first.paused,
         length: sum('length'),
         delayed: sum('delayed'),
         deadLetters: sum('deadLetters'),
@@ -1039,10 +1043,57 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return report;
     },
 
+    pauseQueue(queue) {
+      return setPaused(queue, '', true);
+    },
+
+    resumeQueue(queue) {
+      return setPaused(queue, '', false);
+    },
+
+    pauseGroup(queue, group) {
+      checkName('group', group);
+      return setPaused(queue, group, true);
+    },
+
+    resumeGroup(queue, group) {
+      checkName('group', group);
+      return setPaused(queue, group, false);
+    },
+
     async ping() {
       await run(scripts.ping, {}, {});
     },
   };
+
+  /**
+   * Sets or clears the pause flag of a queue (group '') or of one of its groups on every
+   * partition, partition 0 first (it answers QUEUE_NOT_FOUND for a queue that does not exist). A
+   * group must exist to be paused; resuming one that does not is a no-op.
+   */
+  async function setPaused(queue: string, group: string, paused: boolean): Promise<void> {
+    checkName('queue', queue);
+    if (group !== '' && paused) {
+      const { names } = await groupsOf(queue);
+      if (!names.includes(group)) {
+        await readRecord(queue);
+        throw new QueueError(
+          QueueErrorCode.groupNotFound,
+          `Group "${group}" of queue "${queue}" does not exist`,
+        );
+      }
+    }
+    const flag = (p: number) =>
+      run(
+        scripts.pause,
+        { config: keysOf(queue, p).config },
+        { group, paused: paused ? 1 : 0 },
+        { subject: { queue } },
+      );
+    const first = await flag(0);
+    const partitions = learn(queue, first.partitions, true);
+    await rest(queue, partitions, flag, () => first);
+  }
 
   /**
    * Grows a queue from `from` to `to` partitions without losing or doubling anything: the new

@@ -57,6 +57,8 @@ export interface DeadLetter extends Omit<Message, 'deliveries'> {
 
 export interface GroupStats {
   name: string;
+  /** The group is paused (pauseGroup): consume delivers nothing to it. */
+  paused: boolean;
   pending: number;
   /** Entries not yet delivered to the group; null when Redis cannot tell (after deletions). */
   lag: number | null;
@@ -70,6 +72,8 @@ export interface QueueStats {
   name: string;
   /** How many partitions the queue is spread over (1 unless configured). */
   partitions: number;
+  /** The queue is paused (pauseQueue): consume delivers nothing from it to any group. */
+  paused: boolean;
   length: number;
   delayed: number;
   deadLetters: number;
@@ -176,6 +180,17 @@ export interface QueueService {
 
   stats(queue: string): Promise<QueueStats>;
   sweep(options?: SweepOptions): Promise<SweepReport>;
+
+  /**
+   * While a queue is paused, consume delivers nothing from it (a long poll waits and answers
+   * empty); produce, ack, nack, extend and the sweep go on. QUEUE_NOT_FOUND for a queue that
+   * does not exist.
+   */
+  pauseQueue(queue: string): Promise<void>;
+  resumeQueue(queue: string): Promise<void>;
+  /** The same for one group (GROUP_NOT_FOUND when it does not exist); other groups go on. */
+  pauseGroup(queue: string, group: string): Promise<void>;
+  resumeGroup(queue: string, group: string): Promise<void>;
   /** Resolves when Redis answers a script; rejects with the QueueError any call would get. */
   ping(): Promise<void>;
 }

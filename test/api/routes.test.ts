@@ -55,6 +55,7 @@ describe('queues', () => {
     expect(one.json).toEqual({
       name: 'a.q',
       partitions: 1,
+      paused: false,
       length: 2,
       delayed: 0,
       deadLetters: 0,

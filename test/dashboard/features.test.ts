@@ -14,10 +14,13 @@ const op = (operationId?: string) => ({
 });
 
 describe('detectFeatures', () => {
-  it('finds nothing extra in the document the service serves today', async () => {
+  it('finds pause and resume in the document the service serves today', async () => {
     const h = await createHarness();
     const document = (await h.call('GET', '/openapi.json', { token: null })).json;
-    expect(detectFeatures(document)).toEqual({});
+    expect(detectFeatures(document)).toEqual({
+      pauseQueue: { method: 'POST', path: '/v1/queues/{queue}/pause', operationId: 'pauseQueue' },
+      resumeQueue: { method: 'POST', path: '/v1/queues/{queue}/resume', operationId: 'resumeQueue' },
+    });
   });
 
   it('finds each later operation by its operationId, wherever its path is', () => {

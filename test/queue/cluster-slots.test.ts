@@ -65,6 +65,11 @@ onEveryBackend('cluster slots', (make) => {
     await queue.browse('q', {});
     await queue.getConfig('q');
     await queue.stats('q');
+    await queue.pauseQueue('q');
+    await queue.pauseGroup('q', 'g');
+    await queue.consume('q', 'g', 'c', 10);
+    await queue.resumeGroup('q', 'g');
+    await queue.resumeQueue('q');
     const dead = await queue.listDeadLetters('q', {});
     expect(dead.deadLetters.length).toBeGreaterThan(0);
     await queue.redrive('q', { ids: [dead.deadLetters[0]?.id as string] });

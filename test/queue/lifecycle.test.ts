@@ -271,12 +271,14 @@ onEveryBackend('lifecycle', (make) => {
     expect(stats).toEqual({
       name: 'q',
       partitions,
+      paused: false,
       length: 3,
       delayed: 1,
       deadLetters: 0,
       groups: [
         {
           name: 'g',
+          paused: false,
           pending: 1,
           lag: 2,
           consumers: 1,

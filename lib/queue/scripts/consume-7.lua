@@ -1,6 +1,7 @@
 -- consume: promotes due delayed messages, takes back messages whose lease expired (once the retry
 -- backoff after the expiry passed) or whose nack delay passed, dead-letters those that would
 -- exceed max deliveries and those whose TTL passed (reason 'expired'), then reads new ones.
+-- While the queue or the group is paused it delivers nothing.
 -- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
 -- ARGV: group, consumer, count: int, now: int, config: json
 -- Returns: deadLettered: int, partitions: int, ...messages: {id: string, deliveries: int, fields: fields}
@@ -17,6 +18,11 @@ end
 local cfg = load_config(keys.config, args.config)
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
 redis.call('HSET', meta, 's:' .. consumer, int(now))
+-- Paused (the queue or this group): nothing is delivered, nothing else changes.
+local paused = redis.call('HMGET', keys.config, 'paused', 'paused:' .. group)
+if paused[1] or paused[2] then
+  return { 'ok', 0, stored_partitions(keys.config) }
+end
 
 -- The in-flight cap counts what this consumer already holds: its held count, O(1).
 held_ready(stream, group, meta)
