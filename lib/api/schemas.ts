@@ -12,6 +12,7 @@ import {
   GROUP_START_RULE,
   type IntRule,
   LENGTH_RULES,
+  LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
   RESERVED_ATTRIBUTE_NAMES,
@@ -290,6 +291,44 @@ export const DeadLetterSchema = z
     deadLetteredAt: z.number().int(),
   })
   .openapi('DeadLetter');
+export const MessageParams = QueueParams.extend({
+  id: z
+    .string()
+    .regex(LOOKUP_ID_RULE.pattern, `must be ${LOOKUP_ID_RULE.text}`)
+    .openapi({ param: { name: 'id', in: 'path' }, example: LOOKUP_ID_RULE.example }),
+});
+export const MessageGroupStateSchema = z
+  .object({
+    group: z.string(),
+    state: z.enum(['waiting', 'pending', 'acked', 'dead-lettered']).openapi({
+      description:
+        'waiting: not delivered to the group yet; pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)',
+    }),
+    consumer: z.string().optional().openapi({ description: 'pending: the consumer that holds it' }),
+    deliveries: z.number().int().optional(),
+    pendingState: z.enum(['leased', 'retrying']).optional().openapi({
+      description: 'pending: leased until eligibleAt (its lease expiry), or retrying from eligibleAt on',
+    }),
+    eligibleAt: z.number().int().optional(),
+    deadLetterId: z.string().optional(),
+  })
+  .openapi('MessageGroupState');
+export const MessageLookupSchema = z
+  .object({
+    id: z.string(),
+    state: z.enum(['delayed', 'stream', 'dead-lettered']).openapi({
+      description:
+        'delayed: waiting for its delay (deliverAt); stream: in the stream (groups); dead-lettered: no longer in the stream but in the DLQ (deadLetters), or the id is a dead letter id',
+    }),
+    body: z.unknown(),
+    attributes: z.record(z.string(), z.string()),
+    enqueuedAt: z.number().int(),
+    fields: z.record(z.string(), z.string()).optional(),
+    deliverAt: z.number().int().optional(),
+    groups: z.array(MessageGroupStateSchema),
+    deadLetters: z.array(DeadLetterSchema),
+  })
+  .openapi('MessageLookup');
 export const DeadLetterList = z
   .object({ deadLetters: z.array(DeadLetterSchema), cursor: z.string().nullable() })
   .openapi('DeadLetterList');

@@ -12,6 +12,8 @@ export interface QueueKeys {
   stream: string;
   /** Dead letters: a stream of copies with `dlq.*` fields saying where they came from. */
   dlq: string;
+  /** Hash: `<message id>|<group>` -> the id of its dead letter (written by dead-lettering; lookup reads it). */
+  dlqIndex: string;
   /** Delayed messages: token → due time (ms). */
   delayed: string;
   /** Delayed messages' fields, `<token>:b|a|t`. */
@@ -48,6 +50,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
       return {
         stream: `${base}:stream`,
         dlq: `${base}:dlq`,
+        dlqIndex: `${base}:dlq-index`,
         delayed: `${base}:delayed`,
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,

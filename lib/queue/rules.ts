@@ -73,6 +73,16 @@ export const STREAM_ID_RULE = {
 } as const;
 
 /**
+ * What message lookup takes: a message id (STREAM_ID_RULE), or the `delayed-<n>` token (with the
+ * same partition suffix) produce answers for a delayed message.
+ */
+export const LOOKUP_ID_RULE = {
+  pattern: new RegExp(`^(?:${U64}-${U64}|delayed-${U64})(?:-${PARTITION_SUFFIX})?$`),
+  text: 'a message id such as 1700000000000-0 (with its -<partition> suffix, if any), a dead letter id, or a delayed-<n> token',
+  example: '1700000000000-0',
+} as const;
+
+/**
  * A range bound as XRANGE and XPENDING take it: `-`, `+`, a message id or a bare millisecond time
  * (the sequence then defaults to the first or last of that millisecond), and `(` before either for
  * an exclusive bound. Over a partitioned queue a bound is a position in the order of ids by

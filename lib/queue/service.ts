@@ -38,6 +38,7 @@ import {
   DEFAULT_CONFIG,
   DEFAULT_LIMITS,
   type Limits,
+  LOOKUP_ID_RULE,
   MAX_PARTITIONS,
   type QueueConfig,
   U64_MAX,
@@ -48,6 +49,7 @@ import type {
   DeadLetter,
   GroupStats,
   Message,
+  MessageGroupState,
   PendingEntry,
   QueueService,
   QueueStats,
@@ -371,6 +373,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           {
             stream: k.stream,
             dlq: k.dlq,
+            dlqIndex: k.dlqIndex,
             delayed: k.delayed,
             delayedData: k.delayedData,
             config: k.config,
@@ -559,6 +562,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             {
               stream: k.stream,
               dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
@@ -693,7 +697,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           () =>
             run(
               scripts.reclaim,
-              { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
+              {
+                stream: k.stream,
+                dlq: k.dlq,
+                dlqIndex: k.dlqIndex,
+                config: k.config,
+                ...groupKeys(k, group),
+              },
               {
                 group,
                 consumer,
@@ -850,7 +860,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const keys = (p: number) => {
         const k = keysOf(queue, p);
-        return { stream: k.stream, dlq: k.dlq, config: k.config };
+        return { stream: k.stream, dlq: k.dlq, dlqIndex: k.dlqIndex, config: k.config };
       };
       if ('all' in selection) {
         if (selection.all !== true) throw new QueueError(QueueErrorCode.invalidArgument, 'all must be true');
@@ -881,7 +891,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const purge = async (p: number) => {
         const k = keysOf(queue, p);
-        return run(scripts.purge, { dlq: k.dlq, config: k.config }, {});
+        return run(scripts.purge, { dlq: k.dlq, dlqIndex: k.dlqIndex, config: k.config }, {});
       };
       const first = await purge(0);
       const partitions = learn(queue, first.partitions, true);
@@ -1004,6 +1014,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             {
               stream: k.stream,
               dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
@@ -1041,6 +1052,80 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         known.delete(queue);
       }
       return report;
+    },
+
+    async getMessage(queue, id) {
+      checkName('queue', queue);
+      if (typeof id !== 'string' || !LOOKUP_ID_RULE.pattern.test(id)) {
+        throw new QueueError(QueueErrorCode.invalidArgument, `id must be ${LOOKUP_ID_RULE.text}`, { id });
+      }
+      const { raw, partition: p } = decodeId(id);
+      const k = keysOf(queue, p);
+      const reply = await onPartition(
+        queue,
+        p,
+        () =>
+          run(
+            scripts.messageGet,
+            {
+              stream: k.stream,
+              dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
+              delayed: k.delayed,
+              delayedData: k.delayedData,
+              config: k.config,
+            },
+            {
+              id: raw,
+              now: now(),
+              groupPrefix: k.lease('').slice(0, -':lease'.length),
+              config: scriptDefaults,
+            },
+            { subject: { queue } },
+          ),
+        () => undefined,
+      );
+      if (reply === undefined || reply.kind === 'none') return null;
+      learn(queue, reply.partitions, p === 0);
+      const deadLetters = reply.deadLetters.map(({ id: dlqId, fields }) => {
+        const letter = decodeDeadLetter(encodeId(dlqId, p), fields);
+        const from = letter.deadLetteredFrom;
+        return { ...letter, deadLetteredFrom: from === '' ? from : encodeId(from, p) };
+      });
+      const source =
+        reply.kind === 'stream' || reply.kind === 'delayed'
+          ? decodeMessage(id, reply.fields, 0)
+          : decodeDeadLetter(id, reply.fields);
+      const message = {
+        body: source.body,
+        attributes: source.attributes,
+        enqueuedAt: source.enqueuedAt,
+        ...(source.fields === undefined ? {} : { fields: source.fields }),
+      };
+      const groups: MessageGroupState[] = reply.groups.map((g) => {
+        if (g.state === 'pending') {
+          return {
+            group: g.name,
+            state: 'pending',
+            consumer: g.consumer,
+            deliveries: g.deliveries,
+            pendingState: g.retrying ? 'retrying' : 'leased',
+            eligibleAt: g.eligibleAt,
+          };
+        }
+        if (g.state === 'dead-lettered') {
+          return { group: g.name, state: 'dead-lettered', deadLetterId: encodeId(g.deadLetter, p) };
+        }
+        return { group: g.name, state: g.state === 'waiting' ? 'waiting' : 'acked' };
+      });
+      return {
+        ...message,
+        id,
+        state: reply.kind === 'delayed' ? 'delayed' : reply.kind === 'stream' ? 'stream' : 'dead-lettered',
+        ...(reply.kind === 'delayed' ? { deliverAt: reply.deliverAt } : {}),
+        groups,
+        deadLetters,
+      };
     },
 
     pauseQueue(queue) {

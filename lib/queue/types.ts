@@ -55,6 +55,46 @@ export interface DeadLetter extends Omit<Message, 'deliveries'> {
   deadLetteredAt: number;
 }
 
+/** Where one group stands with a message in the stream (getMessage). */
+export interface MessageGroupState {
+  group: string;
+  /**
+   * `waiting`: not delivered to the group yet; `pending`: delivered and not acked; `acked`: done
+   * (or never to be delivered: a group created after it); `dead-lettered`: moved to the DLQ.
+   */
+  state: 'waiting' | 'pending' | 'acked' | 'dead-lettered';
+  /** Pending: the consumer that holds it. */
+  consumer?: string;
+  /** Pending: deliveries so far. */
+  deliveries?: number;
+  /** Pending: `leased` until eligibleAt (its lease expiry), or `retrying` from eligibleAt on. */
+  pendingState?: 'leased' | 'retrying';
+  eligibleAt?: number;
+  /** Dead-lettered: the id of its dead letter. */
+  deadLetterId?: string;
+}
+
+/** A message looked up by id (getMessage). */
+export interface MessageLookup {
+  /** The id asked for. */
+  id: string;
+  /**
+   * `delayed`: waiting for its delay (deliverAt); `stream`: in the stream (see groups);
+   * `dead-lettered`: no longer in the stream but in the DLQ (see deadLetters), or the id is a dead
+   * letter's own.
+   */
+  state: 'delayed' | 'stream' | 'dead-lettered';
+  body: unknown;
+  attributes: Record<string, string>;
+  enqueuedAt: number;
+  /** Present for entries written by other clients: their raw fields. */
+  fields?: Record<string, string>;
+  /** Delayed: when it is due. */
+  deliverAt?: number;
+  groups: MessageGroupState[];
+  deadLetters: DeadLetter[];
+}
+
 export interface GroupStats {
   name: string;
   /** The group is paused (pauseGroup): consume delivers nothing to it. */
@@ -187,6 +227,12 @@ export interface QueueService {
    * does not exist.
    */
   pauseQueue(queue: string): Promise<void>;
+  /**
+   * One message by id (a message id, a delayed token, or a dead letter's id) and its state, in
+   * one round trip; null when the queue never had it or it was trimmed. QUEUE_NOT_FOUND when the
+   * queue does not exist.
+   */
+  getMessage(queue: string, id: string): Promise<MessageLookup | null>;
   resumeQueue(queue: string): Promise<void>;
   /** The same for one group (GROUP_NOT_FOUND when it does not exist); other groups go on. */
   pauseGroup(queue: string, group: string): Promise<void>;

@@ -106,3 +106,35 @@ describe('retry backoff and expiry', () => {
     expect(JSON.stringify(bad.json)).toContain('ttlMs');
   });
 });
+
+describe('message lookup', () => {
+  it('answers a message with its state per group, 404 for an unknown one, 400 for a wrong id', async () => {
+    const [id] = (await h.call('POST', '/v1/queues/q/messages', { body: { messages: [{ body: { n: 1 } }] } }))
+      .json.ids;
+    await consume();
+    const res = await h.call('GET', `/v1/queues/q/messages/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      id,
+      state: 'stream',
+      body: { n: 1 },
+      groups: [{ group: 'g', state: 'pending', consumer: 'c', deliveries: 1, pendingState: 'leased' }],
+      deadLetters: [],
+    });
+    const missing = await h.call('GET', '/v1/queues/q/messages/1-0');
+    expect([missing.status, missing.json.error.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
+    const noQueue = await h.call('GET', '/v1/queues/nowhere/messages/1-0');
+    expect([noQueue.status, noQueue.json.error.code]).toEqual([404, 'QUEUE_NOT_FOUND']);
+    const bad = await h.call('GET', '/v1/queues/q/messages/not-an-id');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain('id');
+    expect((await h.call('GET', `/v1/queues/q/messages/${id}`, { token: tokens.consume })).status).toBe(403);
+    const [later] = (
+      await h.call('POST', '/v1/queues/q/messages', { body: { messages: [{ body: 2, delayMs: 1000 }] } })
+    ).json.ids;
+    expect((await h.call('GET', `/v1/queues/q/messages/${later}`)).json).toMatchObject({
+      state: 'delayed',
+      deliverAt: h.clock.now() + 1000,
+    });
+  });
+});

@@ -14,10 +14,11 @@ const op = (operationId?: string) => ({
 });
 
 describe('detectFeatures', () => {
-  it('finds pause and resume in the document the service serves today', async () => {
+  it('finds lookup, pause and resume in the document the service serves today', async () => {
     const h = await createHarness();
     const document = (await h.call('GET', '/openapi.json', { token: null })).json;
     expect(detectFeatures(document)).toEqual({
+      messageLookup: { method: 'GET', path: '/v1/queues/{queue}/messages/{id}', operationId: 'getMessage' },
       pauseQueue: { method: 'POST', path: '/v1/queues/{queue}/pause', operationId: 'pauseQueue' },
       resumeQueue: { method: 'POST', path: '/v1/queues/{queue}/resume', operationId: 'resumeQueue' },
     });

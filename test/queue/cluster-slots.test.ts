@@ -65,6 +65,7 @@ onEveryBackend('cluster slots', (make) => {
     await queue.browse('q', {});
     await queue.getConfig('q');
     await queue.stats('q');
+    await queue.getMessage('q', ids[1] as string);
     await queue.pauseQueue('q');
     await queue.pauseGroup('q', 'g');
     await queue.consume('q', 'g', 'c', 10);

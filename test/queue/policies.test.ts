@@ -231,4 +231,136 @@ onEveryBackend('delivery policies', (make) => {
     for (let i = 0; i < 4 && got.length < 4; i++) got.push(...(await queue.consume('q', 'g', 'c', 10)));
     expect(got).toHaveLength(4);
   });
+
+  it('looks a message up by id in every state, in one round trip', async () => {
+    const { queue, clock, calls, raw, at } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1 });
+    await queue.createGroup('q', 'g', '0');
+    await queue.createGroup('q', 'h', '0');
+    const [a] = await queue.produce('q', [{ body: { n: 1 }, attributes: { k: 'v' } }]);
+    const [later] = await queue.produce('q', [{ body: 'later', delayMs: 60_000 }]);
+    const enqueuedAt = clock.now();
+    await queue.getMessage('q', '1-0');
+    const before = calls.length;
+    const waiting = await queue.getMessage('q', a as string);
+    expect(calls.slice(before).map((call) => call.command)).toEqual(['evalsha']);
+    expect(waiting).toEqual({
+      id: a,
+      state: 'stream',
+      body: { n: 1 },
+      attributes: { k: 'v' },
+      enqueuedAt,
+      groups: [
+        { group: 'g', state: 'waiting' },
+        { group: 'h', state: 'waiting' },
+      ],
+      deadLetters: [],
+    });
+    expect(await queue.getMessage('q', later as string)).toMatchObject({
+      id: later,
+      state: 'delayed',
+      body: 'later',
+      deliverAt: enqueuedAt + 60_000,
+      groups: [],
+    });
+    await queue.consume('q', 'g', 'c', 1);
+    await queue.consume('q', 'h', 'd', 1);
+    expect((await queue.getMessage('q', a as string))?.groups).toEqual([
+      {
+        group: 'g',
+        state: 'pending',
+        consumer: 'c',
+        deliveries: 1,
+        pendingState: 'leased',
+        eligibleAt: enqueuedAt + VT,
+      },
+      {
+        group: 'h',
+        state: 'pending',
+        consumer: 'd',
+        deliveries: 1,
+        pendingState: 'leased',
+        eligibleAt: enqueuedAt + VT,
+      },
+    ]);
+    await queue.ack('q', 'g', [a as string]);
+    await queue.nack('q', 'h', [a as string], 1000);
+    expect((await queue.getMessage('q', a as string))?.groups).toEqual([
+      { group: 'g', state: 'acked' },
+      {
+        group: 'h',
+        state: 'pending',
+        consumer: 'd',
+        deliveries: 1,
+        pendingState: 'retrying',
+        eligibleAt: enqueuedAt + 1000,
+      },
+    ]);
+    // h's one delivery is spent: its redelivery is dead-lettered instead.
+    clock.advance(1000);
+    expect(await queue.consume('q', 'h', 'd', 1)).toEqual([]);
+    const dead = await queue.getMessage('q', a as string);
+    const letter = dead?.deadLetters[0];
+    expect(dead?.groups).toEqual([
+      { group: 'g', state: 'acked' },
+      { group: 'h', state: 'dead-lettered', deadLetterId: letter?.id },
+    ]);
+    expect(letter).toMatchObject({
+      deadLetteredFrom: a,
+      group: 'h',
+      reason: 'maxDeliveries',
+      body: { n: 1 },
+    });
+    // The dead letter's own id answers it too.
+    expect(await queue.getMessage('q', letter?.id as string)).toEqual({
+      id: letter?.id,
+      state: 'dead-lettered',
+      body: { n: 1 },
+      attributes: { k: 'v' },
+      enqueuedAt,
+      groups: [],
+      deadLetters: [letter],
+    });
+    // Gone from the stream (deleted or trimmed): its dead letter is what is left.
+    const { keys, raw: rawId } = at('q', a as string);
+    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [keys.stream], [rawId]);
+    expect(await queue.getMessage('q', a as string)).toMatchObject({
+      id: a,
+      state: 'dead-lettered',
+      body: { n: 1 },
+      groups: [{ group: 'h', state: 'dead-lettered', deadLetterId: letter?.id }],
+      deadLetters: [letter],
+    });
+    // A dead letter written before the index existed is found by its own id only.
+    await raw("return redis.call('DEL', KEYS[1])", [keys.dlqIndex]);
+    expect(await queue.getMessage('q', a as string)).toBeNull();
+    expect((await queue.getMessage('q', letter?.id as string))?.state).toBe('dead-lettered');
+    // Redriven: the dead letter and its index entry go.
+    await queue.produce('q', [{ body: 'x' }]);
+    expect(await queue.getMessage('q', '1-0')).toBeNull();
+    await expect(queue.getMessage('missing', '1-0')).rejects.toThrow('Queue "missing" does not exist');
+    await expect(queue.getMessage('q', 'nope')).rejects.toThrow('id must be');
+  });
+
+  it('forgets the index entry of a redriven or purged dead letter', async () => {
+    const { queue, clock, raw, at } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1 });
+    await queue.createGroup('q', 'g', '0');
+    const [a] = await queue.produce('q', [{ body: 1 }]);
+    await queue.consume('q', 'g', 'c', 1);
+    clock.advance(VT);
+    expect((await queue.sweep()).deadLettered).toBe(1);
+    const { keys } = at('q', a as string);
+    expect(await raw("return redis.call('HLEN', KEYS[1])", [keys.dlqIndex])).toBe(1);
+    expect(await queue.redrive('q', { all: true })).toBe(1);
+    expect(await raw("return redis.call('HLEN', KEYS[1])", [keys.dlqIndex])).toBe(0);
+    // The sweep trimmed the acked entry: with its dead letter gone, nothing is left of it.
+    expect(await queue.getMessage('q', a as string)).toBeNull();
+    const [again] = await queue.consume('q', 'g', 'c', 1);
+    clock.advance(VT);
+    await queue.sweep();
+    expect((await queue.getMessage('q', again?.id as string))?.groups[0]?.state).toBe('dead-lettered');
+    expect(await queue.purgeDeadLetters('q')).toBe(1);
+    expect(await raw("return redis.call('EXISTS', KEYS[1])", [keys.dlqIndex])).toBe(0);
+  });
 });

@@ -115,11 +115,14 @@ function requestArbitrary(
   const perOperation = operations.map((operation) => {
     const pathParams = operation.parameters.filter((p) => p.in === 'path');
     const queryParams = operation.parameters.filter((p) => p.in === 'query');
-    const pathValue = (p: Parameter) =>
-      fc.oneof(
-        { weight: 8, arbitrary: fc.constantFrom(...(p.name === 'group' ? [POOL.group] : POOL.queues)) },
-        { weight: 1, arbitrary: valid(p.schema, context) as fc.Arbitrary<string> },
-      );
+    // Queue and group names mostly from the pool (so calls meet existing queues); any other
+    // parameter (a message id) from its schema.
+    const pathValue = (p: Parameter) => {
+      const pool = p.name === 'group' ? [POOL.group] : p.name === 'queue' ? POOL.queues : undefined;
+      const any = valid(p.schema, context) as fc.Arbitrary<string>;
+      if (pool === undefined) return any;
+      return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...pool) }, { weight: 1, arbitrary: any });
+    };
     const pathArb = fc.record(
       Object.fromEntries(pathParams.map((p) => [p.name, pathValue(p)])),
     ) as fc.Arbitrary<Record<string, string>>;

@@ -184,8 +184,9 @@ end
 
 -- Copies an entry to the dead-letter stream with where it came from, then acks the original:
 -- both in this one script, so the message is never in both places nor in neither. `holder` is the
--- consumer that held it. Answers the DLQ entry's id.
-local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, reason, now, holder)
+-- consumer that held it; `index` is the dead-letter index (hash `<id>|<group>` -> DLQ id) that
+-- message lookup reads. Answers the DLQ entry's id.
+local function dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, reason, now, holder)
   local xadd = { 'XADD', dlq, '*' }
   for i = 1, #fields do
     xadd[#xadd + 1] = fields[i]
@@ -201,6 +202,8 @@ local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveri
   xadd[#xadd + 1] = 'dlq.at'
   xadd[#xadd + 1] = int(now)
   local dlq_id = redis.call(unpack(xadd))
+  -- The index lookup reads: original id and group -> the dead letter's id.
+  redis.call('HSET', index, id .. '|' .. group, dlq_id)
   redis.call('XACK', stream, group, id)
   forget(lease, meta, id, holder)
   return dlq_id
@@ -217,10 +220,10 @@ end
 
 -- Ends a message that reached max deliveries: dead-letters it or, when its entry is gone, only
 -- drops the pending reference (and its lease and nack marker). True when it was dead-lettered.
-local function retire(stream, dlq, lease, meta, group, id, deliveries, now, holder)
+local function retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder)
   local fields = entry_fields(stream, id)
   if fields then
-    dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now, holder)
+    dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now, holder)
     return true
   end
   redis.call('XACK', stream, group, id)

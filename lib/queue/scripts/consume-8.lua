@@ -2,14 +2,14 @@
 -- backoff after the expiry passed) or whose nack delay passed, dead-letters those that would
 -- exceed max deliveries and those whose TTL passed (reason 'expired'), then reads new ones.
 -- While the queue or the group is paused it delivers nothing.
--- KEYS: stream, dlq, delayed, delayedData, config, lease, meta
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta
 -- ARGV: group, consumer, count: int, now: int, config: json
 -- Returns: deadLettered: int, partitions: int, ...messages: {id: string, deliveries: int, fields: fields}
 --   (partitions: the queue's partition count as this partition knows it)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
-local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
+local stream, dlq, index, lease, meta = keys.stream, keys.dlq, keys.dlqIndex, keys.lease, keys.meta
 local group, consumer = args.group, args.consumer
 local now = args.now
 if not group_exists(stream, group) then
@@ -51,7 +51,7 @@ for i = 1, #due, 2 do
       wait = backoff(cfg, deliveries)
     end
     if deliveries >= max then
-      if retire(stream, dlq, lease, meta, group, id, deliveries, now, holder) then
+      if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
         out[2] = out[2] + 1
       end
     elseif score + wait > now then
@@ -66,7 +66,7 @@ for i = 1, #due, 2 do
         held_add(meta, holder, -1)
         held_add(meta, consumer, 1)
         if expired(claimed[1][2], id, cfg, now) then
-          dead_letter(stream, dlq, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
+          dead_letter(stream, dlq, index, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
           out[2] = out[2] + 1
         else
           out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
@@ -92,7 +92,7 @@ while n > 0 and rounds < 10 do
   local asked = n
   for _, entry in ipairs(entries) do
     if expired(entry[2], entry[1], cfg, now) then
-      dead_letter(stream, dlq, lease, meta, group, entry[1], entry[2], 0, 'expired', now, consumer)
+      dead_letter(stream, dlq, index, lease, meta, group, entry[1], entry[2], 0, 'expired', now, consumer)
       out[2] = out[2] + 1
     else
       out[#out + 1] = { entry[1], 1, entry[2] }

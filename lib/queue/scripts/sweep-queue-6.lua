@@ -10,7 +10,7 @@
 --      reset each consumer's held count to what Redis says it holds;
 --   5. trim entries every group has acked (never one some group has not received or acked) that
 --      are older than the retention.
--- KEYS: stream, dlq, delayed, delayedData, config, ...groups: {lease, meta}
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, ...groups: {lease, meta}
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
@@ -20,7 +20,7 @@
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
 
-local stream, dlq = keys.stream, keys.dlq
+local stream, dlq, index = keys.stream, keys.dlq, keys.dlqIndex
 local now, budget = args.now, args.budget
 local exists = redis.call('EXISTS', keys.config)
 local cfg = load_config(keys.config, args.config)
@@ -64,7 +64,7 @@ for gi, group in ipairs(args.groupNames) do
       else
         local holder, deliveries = row[1][2], tonumber(row[1][4])
         if deliveries >= max then
-          if retire(stream, dlq, lease, meta, group, id, deliveries, now, holder) then
+          if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
             dead = dead + 1
           else
             deleted_refs = deleted_refs + 1
@@ -72,7 +72,7 @@ for gi, group in ipairs(args.groupNames) do
         else
           local fields = entry_fields(stream, id)
           if fields and expired(fields, id, cfg, now) then
-            dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'expired', now, holder)
+            dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'expired', now, holder)
             dead = dead + 1
           end
         end
@@ -118,7 +118,7 @@ for gi, group in ipairs(args.groupNames) do
         local reader = 'esq:sweep'
         local read = redis.call('XREADGROUP', 'GROUP', group, reader, 'COUNT', int(stale), 'STREAMS', stream, '>')
         for _, entry in ipairs(read and read[1][2] or {}) do
-          dead_letter(stream, dlq, lease, meta, group, entry[1], entry[2], 0, 'expired', now, nil)
+          dead_letter(stream, dlq, index, lease, meta, group, entry[1], entry[2], 0, 'expired', now, nil)
           dead = dead + 1
         end
         redis.call('XGROUP', 'DELCONSUMER', stream, group, reader)

@@ -3,14 +3,14 @@
 -- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
 -- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end. Idle time comes from the lease index
 -- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
--- KEYS: stream, dlq, config, lease, meta
+-- KEYS: stream, dlq, dlqIndex, config, lease, meta
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields}
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
 
-local stream, dlq, lease, meta = keys.stream, keys.dlq, keys.lease, keys.meta
+local stream, dlq, index, lease, meta = keys.stream, keys.dlq, keys.dlqIndex, keys.lease, keys.meta
 local group, consumer = args.group, args.consumer
 local now, min_idle, count = args.now, args.minIdleMs, args.count
 if not group_exists(stream, group) then
@@ -45,7 +45,7 @@ for _, row in ipairs(rows) do
   end
   if eligible then
     if deliveries >= cfg.maxDeliveries then
-      if retire(stream, dlq, lease, meta, group, id, deliveries, now, holder) then
+      if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
         out[3] = out[3] + 1
       else
         table.insert(out[4], id)
@@ -59,7 +59,7 @@ for _, row in ipairs(rows) do
         held_add(meta, holder, -1)
         held_add(meta, consumer, 1)
         if expired(claimed[1][2], id, cfg, now) then
-          dead_letter(stream, dlq, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
+          dead_letter(stream, dlq, index, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
           out[3] = out[3] + 1
         else
           out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
