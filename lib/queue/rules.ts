@@ -244,7 +244,8 @@ export const CONFIG_FIELDS = {
   retentionMs: {
     kind: 'int',
     min: 0,
-    max: 365 * DAY,
+    // Any length: the largest whole number of ms JSON and every runtime carry exactly (~285,000 years).
+    max: Number.MAX_SAFE_INTEGER,
     unit: 'ms',
     default: 0,
     env: 'QUEUE_RETENTION_MS',

@@ -138,3 +138,28 @@ describe('message lookup', () => {
     });
   });
 });
+
+describe('limits', () => {
+  it('takes a 30-day delay, a 12 h lease and a retention of any length, and refuses past them', async () => {
+    const ok = await h.call('PUT', '/v1/queues/q', {
+      body: { visibilityTimeoutMs: 12 * 3_600_000, retentionMs: Number.MAX_SAFE_INTEGER },
+    });
+    expect(ok.json).toMatchObject({
+      visibilityTimeoutMs: 12 * 3_600_000,
+      retentionMs: Number.MAX_SAFE_INTEGER,
+    });
+    expect(
+      (await h.call('PUT', '/v1/queues/q', { body: { visibilityTimeoutMs: 12 * 3_600_000 + 1 } })).status,
+    ).toBe(400);
+    expect(
+      (await h.call('PUT', '/v1/queues/q', { body: { retentionMs: Number.MAX_SAFE_INTEGER + 1 } })).status,
+    ).toBe(400);
+    const delayed = await h.call('POST', '/v1/queues/q/messages', {
+      body: { messages: [{ body: 1, delayMs: 30 * 86_400_000 }] },
+    });
+    expect(delayed.status).toBe(201);
+    expect((await h.call('GET', `/v1/queues/q/messages/${delayed.json.ids[0]}`)).json.deliverAt).toBe(
+      h.clock.now() + 30 * 86_400_000,
+    );
+  });
+});
