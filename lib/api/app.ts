@@ -28,6 +28,7 @@ import { registerGroupRoutes } from './routes/groups.ts';
 import { registerMessageRoutes } from './routes/messages.ts';
 import { registerPauseRoutes } from './routes/pause.ts';
 import { registerQueueRoutes } from './routes/queues.ts';
+import { registerScheduleRoutes } from './routes/schedules.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -327,6 +328,7 @@ export function createApp(options: AppOptions): ApiApp {
   registerDeliveryRoutes(app, deps);
   registerDlqRoutes(app, deps);
   registerPauseRoutes(app, deps);
+  registerScheduleRoutes(app, deps);
   registerSystemRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });

@@ -27,6 +27,7 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 |
   [QueueErrorCode.queueNotFound]: 404,
   [QueueErrorCode.groupNotFound]: 404,
   [QueueErrorCode.messageNotFound]: 404,
+  [QueueErrorCode.scheduleNotFound]: 404,
   [QueueErrorCode.messageTooLarge]: 413,
   [QueueErrorCode.conflict]: 409,
   [QueueErrorCode.redisUnavailable]: 503,

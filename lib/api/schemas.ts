@@ -347,6 +347,11 @@ export const SweepBody = z
   .openapi('SweepRequest');
 export const SweepReportSchema = z
   .object({
+    scheduled: z.number().int().openapi({ description: 'Messages recurring schedules enqueued' }),
+    catchUps: z.number().int().openapi({
+      description:
+        'Of those, how many stood for several missed occurrences (after downtime: one each, not a flood)',
+    }),
     deadLettered: z.number().int(),
     promoted: z.number().int(),
     deletedReferences: z.number().int(),
@@ -355,6 +360,60 @@ export const SweepReportSchema = z
     complete: z.boolean(),
   })
   .openapi('SweepReport');
+
+const ScheduleMessage = z
+  .object({
+    body: z
+      .unknown()
+      .refine((value) => value !== undefined, 'body is required')
+      .openapi({ description: 'Any JSON value', example: { report: 'daily' } }),
+    attributes: Attributes.optional(),
+    dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
+    ttlMs: int(CALL_RULES.ttlMs).optional(),
+  })
+  .strict()
+  .openapi('ScheduleMessage');
+export const ScheduleParams = QueueParams.extend({
+  name: z
+    .string()
+    .regex(NAME_RULE.pattern, `must be ${NAME_RULE.text}`)
+    .openapi({ param: { name: 'name', in: 'path' }, example: 'nightly' }),
+});
+export const ScheduleBody = z
+  .object({
+    cron: z.string().min(1).max(256).openapi({
+      description:
+        'A 5-field cron expression (minute hour day-of-month month day-of-week), parsed by croner; one that does not parse or never fires is a 400 naming cron',
+      example: '*/5 * * * *',
+    }),
+    timezone: z.string().min(1).max(100).optional().openapi({
+      description:
+        'The IANA time zone the expression is read in (default UTC); an unknown one is a 400 naming timezone',
+      example: 'Europe/Paris',
+    }),
+    message: ScheduleMessage,
+  })
+  .strict()
+  .openapi('ScheduleRequest');
+export const ScheduleSchema = z
+  .object({
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    message: z.object({
+      body: z.unknown(),
+      attributes: z.record(z.string(), z.string()).optional(),
+      dedupId: z.string().optional(),
+      ttlMs: z.number().int().optional(),
+    }),
+    lastFiredAt: z
+      .number()
+      .int()
+      .openapi({ description: 'The last occurrence fired, or when it was created' }),
+    nextRunAt: z.number().int().nullable(),
+  })
+  .openapi('Schedule');
+export const ScheduleList = z.object({ schedules: z.array(ScheduleSchema) }).openapi('ScheduleList');
 
 export const Health = z.object({ status: z.literal('ok'), redis: z.literal('up') }).openapi('Health');
 

@@ -14,6 +14,8 @@ export interface QueueKeys {
   dlq: string;
   /** Hash: `<message id>|<group>` -> the id of its dead letter (written by dead-lettering; lookup reads it). */
   dlqIndex: string;
+  /** Hash (partition 0): schedule name -> its spec (JSON), `<name>:last` -> the last occurrence fired. */
+  schedules: string;
   /** Delayed messages: token → due time (ms). */
   delayed: string;
   /** Delayed messages' fields, `<token>:b|a|t`. */
@@ -51,6 +53,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         stream: `${base}:stream`,
         dlq: `${base}:dlq`,
         dlqIndex: `${base}:dlq-index`,
+        schedules: `${base}:schedules`,
         delayed: `${base}:delayed`,
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,

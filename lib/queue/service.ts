@@ -43,6 +43,7 @@ import {
   type QueueConfig,
   U64_MAX,
 } from './rules.ts';
+import { decodeSchedule, dueOccurrence, encodeSchedule, scheduleDedupId } from './schedules.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { scripts } from './scripts.generated.ts';
 import type {
@@ -179,7 +180,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   async function readBase(queue: string): Promise<PartitionBase> {
     const record = await readRecord(queue);
     const k = keysOf(queue, 0);
-    const { names } = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    const { names } = await run(
+      scripts.groups,
+      { stream: k.stream, config: k.config, schedules: k.schedules },
+      {},
+    );
     return { record, groups: names };
   }
 
@@ -276,9 +281,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     await unmark(queue);
   }
 
-  async function groupsOf(queue: string): Promise<{ partitions: number; names: string[] }> {
+  async function groupsOf(queue: string) {
     const k = keysOf(queue, 0);
-    const reply = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    const reply = await run(
+      scripts.groups,
+      { stream: k.stream, config: k.config, schedules: k.schedules },
+      {},
+    );
     learn(queue, reply.partitions, true);
     return reply;
   }
@@ -377,6 +386,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             delayed: k.delayed,
             delayedData: k.delayedData,
             config: k.config,
+            schedules: k.schedules,
             groups: names.map((group) => groupKeys(k, group)),
           },
           {},
@@ -977,6 +987,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           ? Number.POSITIVE_INFINITY
           : clock.now() + checkInt(options.timeBudgetMs, 'timeBudgetMs', CALL_RULES.sweepTimeBudgetMs);
       const report: SweepReport = {
+        scheduled: 0,
+        catchUps: 0,
         deadLettered: 0,
         promoted: 0,
         deletedReferences: 0,
@@ -1001,7 +1013,12 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           resumeAt = position(queue, startAt);
           break;
         }
-        const { partitions, names: groupNames } = await groupsOf(queue);
+        const { partitions, names: groupNames, schedules } = await groupsOf(queue);
+        if (startAt === 0) {
+          const fired = await fireSchedules(queue, schedules);
+          report.scheduled += fired.scheduled;
+          report.catchUps += fired.catchUps;
+        }
         for (let p = startAt; p < partitions; p++) {
           if (p > startAt && (budget <= 0 || clock.now() >= deadline)) {
             report.complete = false;
@@ -1128,6 +1145,44 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       };
     },
 
+    async putSchedule(queue, name, input) {
+      checkName('queue', queue);
+      checkName('schedule', name);
+      const at = now();
+      const spec = encodeSchedule(input, limits, at);
+      const k = keysOf(queue, 0);
+      const { created } = await run(
+        scripts.schedulePut,
+        { config: k.config, schedules: k.schedules },
+        { name, spec, now: at },
+        { subject: { queue } },
+      );
+      return { schedule: decodeSchedule(name, spec, at, at), created };
+    },
+
+    async listSchedules(queue) {
+      checkName('queue', queue);
+      await readRecord(queue);
+      const { schedules } = await groupsOf(queue);
+      const at = now();
+      return schedules
+        .map(({ name, spec, last }) => decodeSchedule(name, spec, last, at))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+
+    async deleteSchedule(queue, name) {
+      checkName('queue', queue);
+      checkName('schedule', name);
+      const k = keysOf(queue, 0);
+      const { deleted } = await run(
+        scripts.scheduleDelete,
+        { config: k.config, schedules: k.schedules },
+        { name },
+        { subject: { queue } },
+      );
+      return deleted;
+    },
+
     pauseQueue(queue) {
       return setPaused(queue, '', true);
     },
@@ -1150,6 +1205,38 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       await run(scripts.ping, {}, {});
     },
   };
+
+  /**
+   * Fires the due occurrence of each schedule of a queue (partition 0): one script per due
+   * schedule, whose compare-and-set makes racing sweeps enqueue it once.
+   */
+  async function fireSchedules(
+    queue: string,
+    schedules: readonly { name: string; spec: string; last: number }[],
+  ): Promise<{ scheduled: number; catchUps: number }> {
+    let scheduled = 0;
+    let catchUps = 0;
+    const at = now();
+    const k = keysOf(queue, 0);
+    for (const { name, spec, last } of schedules) {
+      const due = dueOccurrence(spec, last, at);
+      if (due === null) continue;
+      const dedupId = scheduleDedupId(spec);
+      const reply = await run(
+        scripts.scheduleFire,
+        {
+          stream: k.stream,
+          config: k.config,
+          schedules: k.schedules,
+          dedup: dedupId === undefined ? [] : [k.dedup(dedupId)],
+        },
+        { name, occurrence: due.at, previous: due.previous, now: at, config: scriptDefaults },
+      );
+      if (reply.fired) scheduled++;
+      if (reply.fired && reply.caughtUp) catchUps++;
+    }
+    return { scheduled, catchUps };
+  }
 
   /**
    * Sets or clears the pause flag of a queue (group '') or of one of its groups on every

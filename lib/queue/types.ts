@@ -148,7 +148,32 @@ export interface ReclaimResult {
   deleted: string[];
 }
 
+/** A recurring schedule as createSchedule takes it. */
+export interface ScheduleInput {
+  /** A 5-field cron expression (minute hour day-of-month month day-of-week). */
+  cron: string;
+  /** An IANA time zone the expression is read in; default UTC. */
+  timezone?: string;
+  message: { body: unknown; attributes?: Record<string, string>; dedupId?: string; ttlMs?: number };
+}
+
+/** A stored schedule. */
+export interface Schedule {
+  name: string;
+  cron: string;
+  timezone: string;
+  message: { body: unknown; attributes?: Record<string, string>; dedupId?: string; ttlMs?: number };
+  /** The last occurrence fired (ms), or when the schedule was created or replaced. */
+  lastFiredAt: number;
+  /** The next occurrence (ms); null when the expression fires no more. */
+  nextRunAt: number | null;
+}
+
 export interface SweepReport {
+  /** Messages schedules enqueued (one per schedule and occurrence). */
+  scheduled: number;
+  /** Of those, how many stood for several missed occurrences (after downtime: one, not a flood). */
+  catchUps: number;
   deadLettered: number;
   promoted: number;
   deletedReferences: number;
@@ -226,6 +251,19 @@ export interface QueueService {
    * empty); produce, ack, nack, extend and the sweep go on. QUEUE_NOT_FOUND for a queue that
    * does not exist.
    */
+  /**
+   * Recurring schedules (on the queue's partition 0): the sweep enqueues each due occurrence once,
+   * also with sweeps racing; after downtime, one for all that were missed. `created` is false
+   * when it replaced a schedule of that name.
+   */
+  putSchedule(
+    queue: string,
+    name: string,
+    input: ScheduleInput,
+  ): Promise<{ schedule: Schedule; created: boolean }>;
+  listSchedules(queue: string): Promise<Schedule[]>;
+  /** False when the queue has no schedule of that name. */
+  deleteSchedule(queue: string, name: string): Promise<boolean>;
   pauseQueue(queue: string): Promise<void>;
   /**
    * One message by id (a message id, a delayed token, or a dead letter's id) and its state, in

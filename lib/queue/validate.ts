@@ -26,7 +26,7 @@ function invalid(message: string, details?: unknown): never {
   throw new QueueError(QueueErrorCode.invalidArgument, message, details);
 }
 
-export function checkName(kind: 'queue' | 'group' | 'consumer', value: unknown): string {
+export function checkName(kind: 'queue' | 'group' | 'consumer' | 'schedule', value: unknown): string {
   if (typeof value !== 'string' || !NAME_RULE.pattern.test(value)) {
     invalid(`${kind} name must be ${NAME_RULE.text}`, { [kind]: value });
   }

@@ -163,3 +163,44 @@ describe('limits', () => {
     );
   });
 });
+
+describe('schedules', () => {
+  it('creates, lists and deletes a schedule, which the sweep fires; 400 naming cron or timezone', async () => {
+    h.clock.set(Date.UTC(2026, 0, 5, 12, 1));
+    const body = {
+      cron: '*/5 * * * *',
+      timezone: 'Europe/Paris',
+      message: { body: { job: 1 }, ttlMs: 60_000 },
+    };
+    const created = await h.call('PUT', '/v1/queues/q/schedules/tick', { body });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      name: 'tick',
+      timezone: 'Europe/Paris',
+      nextRunAt: Date.UTC(2026, 0, 5, 12, 5),
+    });
+    expect((await h.call('PUT', '/v1/queues/q/schedules/tick', { body })).status).toBe(200);
+    expect(
+      (await h.call('GET', '/v1/queues/q/schedules')).json.schedules.map((s: { name: string }) => s.name),
+    ).toEqual(['tick']);
+    h.clock.set(Date.UTC(2026, 0, 5, 12, 5));
+    expect((await h.call('POST', '/v1/sweep')).json).toMatchObject({ scheduled: 1, catchUps: 0 });
+    expect((await consume()).json.messages.map((m: { body: unknown }) => m.body)).toEqual([{ job: 1 }]);
+    for (const [bad, field] of [
+      [{ ...body, cron: '* * *' }, 'cron'],
+      [{ ...body, timezone: 'Nowhere/Land' }, 'timezone'],
+    ] as const) {
+      const res = await h.call('PUT', '/v1/queues/q/schedules/bad', { body: bad });
+      expect(res.status).toBe(400);
+      expect(res.json.error.message).toContain(field);
+      expect(Object.keys(res.json.error.details)).toEqual([field]);
+    }
+    expect((await h.call('PUT', '/v1/queues/q/schedules/tick', { body, token: tokens.consume })).status).toBe(
+      403,
+    );
+    expect((await h.call('PUT', '/v1/queues/nowhere/schedules/tick', { body })).status).toBe(404);
+    expect((await h.call('DELETE', '/v1/queues/q/schedules/tick')).json).toEqual({ deleted: true });
+    const gone = await h.call('DELETE', '/v1/queues/q/schedules/tick');
+    expect([gone.status, gone.json.error.code]).toEqual([404, 'SCHEDULE_NOT_FOUND']);
+  });
+});

@@ -66,6 +66,11 @@ onEveryBackend('cluster slots', (make) => {
     await queue.getConfig('q');
     await queue.stats('q');
     await queue.getMessage('q', ids[1] as string);
+    await queue.putSchedule('q', 'tick', { cron: '* * * * *', message: { body: 't', dedupId: 'tick' } });
+    await queue.listSchedules('q');
+    clock.advance(60_000);
+    await queue.sweep();
+    await queue.deleteSchedule('q', 'tick');
     await queue.pauseQueue('q');
     await queue.pauseGroup('q', 'g');
     await queue.consume('q', 'g', 'c', 10);

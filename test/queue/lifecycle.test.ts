@@ -117,6 +117,8 @@ onEveryBackend('lifecycle', (make) => {
     clock.advance(VT);
     const report = await queue.sweep();
     expect(report).toEqual({
+      scheduled: 0,
+      catchUps: 0,
       deadLettered: 1,
       promoted: 1,
       deletedReferences: 0,
@@ -250,6 +252,8 @@ onEveryBackend('lifecycle', (make) => {
     await queue.consume('q', 'g', 'c', 1);
     clock.advance(VT);
     expect(await queue.sweep({ timeBudgetMs: 0 })).toEqual({
+      scheduled: 0,
+      catchUps: 0,
       deadLettered: 0,
       promoted: 0,
       deletedReferences: 0,
