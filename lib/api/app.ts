@@ -26,7 +26,9 @@ import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
 import { registerGroupRoutes } from './routes/groups.ts';
 import { registerMessageRoutes } from './routes/messages.ts';
+import { registerPauseRoutes } from './routes/pause.ts';
 import { registerQueueRoutes } from './routes/queues.ts';
+import { registerScheduleRoutes } from './routes/schedules.ts';
 import { carriesRequestId, json } from './routes/shared.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
@@ -322,6 +324,8 @@ export function createApp(options: AppOptions): ApiApp {
   registerGroupRoutes(app, deps);
   registerDeliveryRoutes(app, deps);
   registerDlqRoutes(app, deps);
+  registerPauseRoutes(app, deps);
+  registerScheduleRoutes(app, deps);
   registerSystemRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });

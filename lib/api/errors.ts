@@ -26,6 +26,8 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 |
   [QueueErrorCode.invalidArgument]: 400,
   [QueueErrorCode.queueNotFound]: 404,
   [QueueErrorCode.groupNotFound]: 404,
+  [QueueErrorCode.messageNotFound]: 404,
+  [QueueErrorCode.scheduleNotFound]: 404,
   [QueueErrorCode.messageTooLarge]: 413,
   [QueueErrorCode.conflict]: 409,
   [QueueErrorCode.redisUnavailable]: 503,

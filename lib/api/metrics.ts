@@ -62,6 +62,8 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
   const length = gauge('queue_length', 'Entries in the queue stream.');
   const delayed = gauge('queue_delayed', 'Messages waiting for their delay to pass.');
   const dlq = gauge('queue_dead_letters', 'Messages in the dead-letter stream.');
+  const paused = gauge('queue_paused', '1 while the queue is paused (consume delivers nothing), else 0.');
+  const groupPaused = gauge('queue_group_paused', '1 while the group is paused, else 0.');
   const pending = gauge('queue_group_pending', 'Messages delivered to the group and not yet acked.');
   const lag = gauge('queue_group_lag', 'Entries not yet delivered to the group.');
   const consumers = gauge('queue_group_consumers', 'Consumers known to the group.');
@@ -71,9 +73,11 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
     length.samples.push(`${length.name}${q} ${stats.length}`);
     delayed.samples.push(`${delayed.name}${q} ${stats.delayed}`);
     dlq.samples.push(`${dlq.name}${q} ${stats.deadLetters}`);
+    paused.samples.push(`${paused.name}${q} ${stats.paused ? 1 : 0}`);
     for (const group of stats.groups) {
       const g = labels({ queue: stats.name, group: group.name });
       pending.samples.push(`${pending.name}${g} ${group.pending}`);
+      groupPaused.samples.push(`${groupPaused.name}${g} ${group.paused ? 1 : 0}`);
       if (group.lag !== null) lag.samples.push(`${lag.name}${g} ${group.lag}`);
       consumers.samples.push(`${consumers.name}${g} ${group.consumers}`);
       if (group.oldestPendingAgeMs !== null) {
@@ -81,7 +85,7 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
       }
     }
   }
-  return [length, delayed, dlq, pending, lag, consumers, oldest]
+  return [length, delayed, dlq, paused, pending, lag, consumers, oldest, groupPaused]
     .map((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, ...g.samples].join('\n'))
     .join('\n')
     .concat('\n');

@@ -12,6 +12,7 @@ import {
   GROUP_START_RULE,
   type IntRule,
   LENGTH_RULES,
+  LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
   RESERVED_ATTRIBUTE_NAMES,
@@ -115,6 +116,10 @@ export const MessageInputSchema = z
       .openapi({ description: 'Any JSON value', example: { orderId: 42 } }),
     attributes: Attributes.optional(),
     delayMs: int(CALL_RULES.delayMs).optional(),
+    ttlMs: int(CALL_RULES.ttlMs).optional().openapi({
+      description:
+        "Not delivered once this many ms passed since enqueue (dead-lettered with reason expired); default: the queue's messageTtlMs",
+    }),
     dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
     partitionKey: text(LENGTH_RULES.partitionKey, 'partitionKey').optional().openapi({
       description:
@@ -151,6 +156,9 @@ export const BrowseQuery = z.object({
 export const GroupStatsSchema = z
   .object({
     name: z.string(),
+    paused: z
+      .boolean()
+      .openapi({ description: 'Paused (pauseGroup): consume delivers nothing to this group' }),
     pending: z.number().int(),
     lag: z.number().int().nullable(),
     consumers: z.number().int(),
@@ -162,6 +170,7 @@ export const QueueStatsSchema = z
   .object({
     name: z.string(),
     partitions: z.number().int().openapi({ description: 'Partitions the queue is spread over' }),
+    paused: z.boolean().openapi({ description: 'Paused (pauseQueue): consume delivers nothing from it' }),
     length: z.number().int(),
     delayed: z.number().int(),
     deadLetters: z.number().int(),
@@ -170,6 +179,12 @@ export const QueueStatsSchema = z
   .openapi('QueueStats');
 export const QueueList = z.object({ queues: z.array(QueueStatsSchema) }).openapi('QueueList');
 export const Deleted = z.object({ deleted: z.literal(true) }).openapi('Deleted');
+export const QueuePaused = z
+  .object({ queue: z.string(), paused: z.boolean() })
+  .openapi('QueuePaused', { description: 'Whether the queue is paused now' });
+export const GroupPaused = z
+  .object({ queue: z.string(), group: z.string(), paused: z.boolean() })
+  .openapi('GroupPaused', { description: 'Whether the group is paused now' });
 
 export const GroupCreateBody = z
   .object({
@@ -200,7 +215,9 @@ export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResul
 export const NackBody = z
   .object({
     ids: Ids,
-    delayMs: int(CALL_RULES.delayMs).default(0),
+    delayMs: int(CALL_RULES.delayMs).optional().openapi({
+      description: "Without it, the queue's retry backoff (retryBackoff) gives the delay (none: at once)",
+    }),
   })
   .strict()
   .openapi('NackRequest');
@@ -274,6 +291,44 @@ export const DeadLetterSchema = z
     deadLetteredAt: z.number().int(),
   })
   .openapi('DeadLetter');
+export const MessageParams = QueueParams.extend({
+  id: z
+    .string()
+    .regex(LOOKUP_ID_RULE.pattern, `must be ${LOOKUP_ID_RULE.text}`)
+    .openapi({ param: { name: 'id', in: 'path' }, example: LOOKUP_ID_RULE.example }),
+});
+export const MessageGroupStateSchema = z
+  .object({
+    group: z.string(),
+    state: z.enum(['waiting', 'pending', 'acked', 'dead-lettered']).openapi({
+      description:
+        'waiting: not delivered to the group yet; pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)',
+    }),
+    consumer: z.string().optional().openapi({ description: 'pending: the consumer that holds it' }),
+    deliveries: z.number().int().optional(),
+    pendingState: z.enum(['leased', 'retrying']).optional().openapi({
+      description: 'pending: leased until eligibleAt (its lease expiry), or retrying from eligibleAt on',
+    }),
+    eligibleAt: z.number().int().optional(),
+    deadLetterId: z.string().optional(),
+  })
+  .openapi('MessageGroupState');
+export const MessageLookupSchema = z
+  .object({
+    id: z.string(),
+    state: z.enum(['delayed', 'stream', 'dead-lettered']).openapi({
+      description:
+        'delayed: waiting for its delay (deliverAt); stream: in the stream (groups); dead-lettered: no longer in the stream but in the DLQ (deadLetters), or the id is a dead letter id',
+    }),
+    body: z.unknown(),
+    attributes: z.record(z.string(), z.string()),
+    enqueuedAt: z.number().int(),
+    fields: z.record(z.string(), z.string()).optional(),
+    deliverAt: z.number().int().optional(),
+    groups: z.array(MessageGroupStateSchema),
+    deadLetters: z.array(DeadLetterSchema),
+  })
+  .openapi('MessageLookup');
 export const DeadLetterList = z
   .object({ deadLetters: z.array(DeadLetterSchema), cursor: z.string().nullable() })
   .openapi('DeadLetterList');
@@ -292,6 +347,11 @@ export const SweepBody = z
   .openapi('SweepRequest');
 export const SweepReportSchema = z
   .object({
+    scheduled: z.number().int().openapi({ description: 'Messages recurring schedules enqueued' }),
+    catchUps: z.number().int().openapi({
+      description:
+        'Of those, how many stood for several missed occurrences (after downtime: one each, not a flood)',
+    }),
     deadLettered: z.number().int(),
     promoted: z.number().int(),
     deletedReferences: z.number().int(),
@@ -300,6 +360,60 @@ export const SweepReportSchema = z
     complete: z.boolean(),
   })
   .openapi('SweepReport');
+
+const ScheduleMessage = z
+  .object({
+    body: z
+      .unknown()
+      .refine((value) => value !== undefined, 'body is required')
+      .openapi({ description: 'Any JSON value', example: { report: 'daily' } }),
+    attributes: Attributes.optional(),
+    dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
+    ttlMs: int(CALL_RULES.ttlMs).optional(),
+  })
+  .strict()
+  .openapi('ScheduleMessage');
+export const ScheduleParams = QueueParams.extend({
+  name: z
+    .string()
+    .regex(NAME_RULE.pattern, `must be ${NAME_RULE.text}`)
+    .openapi({ param: { name: 'name', in: 'path' }, example: 'nightly' }),
+});
+export const ScheduleBody = z
+  .object({
+    cron: z.string().min(1).max(256).openapi({
+      description:
+        'A 5-field cron expression (minute hour day-of-month month day-of-week), parsed by croner; one that does not parse or never fires is a 400 naming cron',
+      example: '*/5 * * * *',
+    }),
+    timezone: z.string().min(1).max(100).optional().openapi({
+      description:
+        'The IANA time zone the expression is read in (default UTC); an unknown one is a 400 naming timezone',
+      example: 'Europe/Paris',
+    }),
+    message: ScheduleMessage,
+  })
+  .strict()
+  .openapi('ScheduleRequest');
+export const ScheduleSchema = z
+  .object({
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    message: z.object({
+      body: z.unknown(),
+      attributes: z.record(z.string(), z.string()).optional(),
+      dedupId: z.string().optional(),
+      ttlMs: z.number().int().optional(),
+    }),
+    lastFiredAt: z
+      .number()
+      .int()
+      .openapi({ description: 'The last occurrence fired, or when it was created' }),
+    nextRunAt: z.number().int().nullable(),
+  })
+  .openapi('Schedule');
+export const ScheduleList = z.object({ schedules: z.array(ScheduleSchema) }).openapi('ScheduleList');
 
 export const Health = z.object({ status: z.literal('ok'), redis: z.literal('up') }).openapi('Health');
 

@@ -1,9 +1,10 @@
 /**
  * How long a message whose handler threw waits before it is delivered again. In order: a delay
  * the error names (`retryAfterMs` or `delayMs`, e.g. a QueueApiError carrying Retry-After), the
- * worker's `retryDelayMs` option, a delay the queue's config names, else 0. The config step reads
- * `retryDelayMs` when the service sends one, so a service that adds per-queue retry delays is
- * honoured by this client without a change to its options.
+ * worker's `retryDelayMs` option, else undefined: the nack then names no delay and the queue's
+ * retry backoff (its `retryBackoff`, `retryDelayMs` and `retryMaxDelayMs` config) chooses it. A
+ * service from before retry backoff (no `retryBackoff` in its config) that names a `retryDelayMs`
+ * has that honoured as it is, else 0.
  */
 import { CALL_RULES } from '../queue/rules.ts';
 import type { Message, QueueConfig } from './types.ts';
@@ -34,12 +35,13 @@ export function retryDelayFor(
   message: Message,
   option: RetryDelayOption | undefined,
   config: QueueConfig | undefined,
-): number {
+): number | undefined {
   const named = delayNamedBy(error);
   if (named !== undefined) return clamp(named);
   const chosen = typeof option === 'function' ? option(message, error) : option;
   if (isDelay(chosen)) return clamp(chosen);
-  const configured = config === undefined ? undefined : (config as Record<string, unknown>).retryDelayMs;
-  if (isDelay(configured)) return clamp(configured);
+  const stored = (config ?? {}) as Record<string, unknown>;
+  if (typeof stored.retryBackoff === 'string') return undefined;
+  if (isDelay(stored.retryDelayMs)) return clamp(stored.retryDelayMs);
   return 0;
 }

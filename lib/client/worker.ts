@@ -58,12 +58,20 @@ export type WorkerEvent =
   | { type: 'fetched'; ids: string[] }
   | { type: 'started'; message: Message }
   | { type: 'succeeded'; message: Message; durationMs: number }
-  | { type: 'failed'; message: Message; error: unknown; durationMs: number; retryDelayMs: number }
+  | {
+      type: 'failed';
+      message: Message;
+      error: unknown;
+      durationMs: number;
+      /** Undefined when the queue's retry backoff (its retryBackoff config) chooses the delay. */
+      retryDelayMs: number | undefined;
+    }
   | { type: 'acked'; ids: string[] }
   | {
       type: 'nacked';
       ids: string[];
-      delayMs: number;
+      /** Undefined when the queue's retry backoff chose the delay. */
+      delayMs: number | undefined;
       /** failed: the handler threw; unstarted: fetched, never run (stop); abandoned: ran past the grace; orphaned: leased by an aborted poll. */
       reason: 'failed' | 'unstarted' | 'abandoned' | 'orphaned';
     }
@@ -140,7 +148,7 @@ export interface WorkerGroup {
     signal?: AbortSignal;
   }): Promise<Message[]>;
   ack(ids: string[]): Promise<number>;
-  nack(ids: string[], options: { delayMs: number }): Promise<number>;
+  nack(ids: string[], options: { delayMs?: number }): Promise<number>;
   extend(
     consumer: string,
     ids: string[],
@@ -302,13 +310,13 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   }, CALL_RULES.ids.max);
 
   const nackers = new Map<string, Batcher>();
-  const nack = (id: string, delayMs: number, reason: 'failed' | 'unstarted' | 'abandoned') => {
-    const key = `${delayMs}:${reason}`;
+  const nack = (id: string, delayMs: number | undefined, reason: 'failed' | 'unstarted' | 'abandoned') => {
+    const key = `${delayMs ?? 'backoff'}:${reason}`;
     let batcher = nackers.get(key);
     if (batcher === undefined) {
       batcher = createBatcher(async (ids) => {
         try {
-          await group.nack(ids, { delayMs });
+          await group.nack(ids, delayMs === undefined ? {} : { delayMs });
           counters.nacked += ids.length;
           if (reason === 'unstarted') counters.returned += ids.length;
           emit({ type: 'nacked', ids, delayMs, reason });
@@ -387,7 +395,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       acks.add(message.id);
     } else {
       counters.failed++;
-      let retryDelayMs = 0;
+      let retryDelayMs: number | undefined = 0;
       try {
         retryDelayMs = retryDelayFor(failure.error, message, options.retryDelayMs, config);
       } catch (error) {

@@ -52,7 +52,9 @@ export function decodeMessage(id: string, flat: readonly string[], deliveries: n
     fields.body !== undefined &&
     fields.enqueuedAt !== undefined &&
     /^-?\d+$/.test(fields.enqueuedAt) &&
-    names.every((name) => name === 'body' || name === 'enqueuedAt' || name === 'attributes');
+    names.every(
+      (name) => name === 'body' || name === 'enqueuedAt' || name === 'attributes' || name === 'expiresAt',
+    );
   if (ours) {
     const body = parseJson(fields.body as string);
     const attributes = fields.attributes === undefined ? { value: {} } : parseJson(fields.attributes);

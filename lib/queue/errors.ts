@@ -9,6 +9,10 @@ export const QueueErrorCode = {
   invalidArgument: 'INVALID_ARGUMENT',
   queueNotFound: 'QUEUE_NOT_FOUND',
   groupNotFound: 'GROUP_NOT_FOUND',
+  /** A message lookup found no such message (never produced, or acked and trimmed). */
+  messageNotFound: 'MESSAGE_NOT_FOUND',
+  /** No recurring schedule of that name on the queue. */
+  scheduleNotFound: 'SCHEDULE_NOT_FOUND',
   /** A message body (or attributes) over the per-message size limit. */
   messageTooLarge: 'MESSAGE_TOO_LARGE',
   /** The state does not allow the operation (for example a queue name reused for another type). */

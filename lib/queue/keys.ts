@@ -12,6 +12,10 @@ export interface QueueKeys {
   stream: string;
   /** Dead letters: a stream of copies with `dlq.*` fields saying where they came from. */
   dlq: string;
+  /** Hash: `<message id>|<group>` -> the id of its dead letter (written by dead-lettering; lookup reads it). */
+  dlqIndex: string;
+  /** Hash (partition 0): schedule name -> its spec (JSON), `<name>:last` -> the last occurrence fired. */
+  schedules: string;
   /** Delayed messages: token → due time (ms). */
   delayed: string;
   /** Delayed messages' fields, `<token>:b|a|t`. */
@@ -60,6 +64,8 @@ export function createKeySpace(prefix = 'q'): KeySpace {
       return {
         stream: `${base}:stream`,
         dlq: `${base}:dlq`,
+        dlqIndex: `${base}:dlq-index`,
+        schedules: `${base}:schedules`,
         delayed: `${base}:delayed`,
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,

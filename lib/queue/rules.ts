@@ -73,6 +73,16 @@ export const STREAM_ID_RULE = {
 } as const;
 
 /**
+ * What message lookup takes: a message id (STREAM_ID_RULE), or the `delayed-<n>` token (with the
+ * same partition suffix) produce answers for a delayed message.
+ */
+export const LOOKUP_ID_RULE = {
+  pattern: new RegExp(`^(?:${U64}-${U64}|delayed-${U64})(?:-${PARTITION_SUFFIX})?$`),
+  text: 'a message id such as 1700000000000-0 (with its -<partition> suffix, if any), a dead letter id, or a delayed-<n> token',
+  example: '1700000000000-0',
+} as const;
+
+/**
  * A range bound as XRANGE and XPENDING take it: `-`, `+`, a message id or a bare millisecond time
  * (the sequence then defaults to the first or last of that millisecond), and `(` before either for
  * an exclusive bound. Over a partitioned queue a bound is a position in the order of ids by
@@ -106,6 +116,8 @@ export const CALL_RULES = {
   count: { min: 1, max: 1000, unit: 'entries' },
   /** `delayMs` of produce and nack. */
   delayMs: { min: 0, max: 365 * DAY, unit: 'ms' },
+  /** `ttlMs` of a produced message: how long it may be delivered, from enqueue. */
+  ttlMs: { min: 1, max: 365 * DAY, unit: 'ms' },
   /** The long poll of consume. */
   waitMs: { min: 0, max: 20 * SECOND, unit: 'ms' },
   /** `minIdleMs` of reclaim and pending. */
@@ -237,7 +249,8 @@ export const CONFIG_FIELDS = {
   retentionMs: {
     kind: 'int',
     min: 0,
-    max: 365 * DAY,
+    // Any length: the largest whole number of ms JSON and every runtime carry exactly (~285,000 years).
+    max: Number.MAX_SAFE_INTEGER,
     unit: 'ms',
     default: 0,
     env: 'QUEUE_RETENTION_MS',
@@ -271,6 +284,42 @@ export const CONFIG_FIELDS = {
     default: 1000,
     env: 'QUEUE_MAX_IN_FLIGHT',
     description: 'The most messages one consumer may hold at once.',
+  },
+  retryBackoff: {
+    kind: 'enum',
+    values: ['none', 'fixed', 'exponential'],
+    default: 'none',
+    env: 'QUEUE_RETRY_BACKOFF',
+    description:
+      'The delay before a message is delivered again, after a nack that names no delayMs or after its lease expired (counted from the expiry): none, retryDelayMs (fixed), or min(retryMaxDelayMs, retryDelayMs × 2^(n−1)) before delivery n+1 (exponential).',
+  },
+  retryDelayMs: {
+    kind: 'int',
+    min: 0,
+    max: 30 * DAY,
+    unit: 'ms',
+    default: SECOND,
+    env: 'QUEUE_RETRY_DELAY_MS',
+    description: 'The retry delay of retryBackoff fixed, and the first one of exponential.',
+  },
+  retryMaxDelayMs: {
+    kind: 'int',
+    min: 0,
+    max: 30 * DAY,
+    unit: 'ms',
+    default: HOUR,
+    env: 'QUEUE_RETRY_MAX_DELAY_MS',
+    description: 'The longest retry delay of retryBackoff exponential.',
+  },
+  messageTtlMs: {
+    kind: 'int',
+    min: 0,
+    max: 365 * DAY,
+    unit: 'ms',
+    default: 0,
+    env: 'QUEUE_MESSAGE_TTL_MS',
+    description:
+      'How long a message without its own ttlMs may be delivered, counted from enqueue (0 = forever); past it the message is dead-lettered with reason expired. Applies to messages already in the queue, by their enqueue time.',
   },
 } as const satisfies Record<string, ConfigField>;
 

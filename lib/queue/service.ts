@@ -38,16 +38,25 @@ import {
   DEFAULT_CONFIG,
   DEFAULT_LIMITS,
   type Limits,
+  LOOKUP_ID_RULE,
   MAX_PARTITIONS,
   type QueueConfig,
   U64_MAX,
 } from './rules.ts';
+import {
+  decodeSchedule,
+  dueOccurrence,
+  encodeSchedule,
+  nextOccurrence,
+  scheduleDedupId,
+} from './schedules.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { scripts } from './scripts.generated.ts';
 import type {
   DeadLetter,
   GroupStats,
   Message,
+  MessageGroupState,
   PendingEntry,
   QueueService,
   QueueStats,
@@ -119,6 +128,8 @@ function copyOf(record: readonly string[]): { version: number; overrides: Record
     const value = record[i + 1] as string;
     if (name === 'version') version = Number(value) || 0;
     else if (name !== 'partitions' && Object.hasOwn(CONFIG_FIELDS, name)) overrides[name] = value;
+    // Pause flags (the queue's, and each group's): a partition made later is paused too.
+    else if (name === 'paused' || name.startsWith('paused:')) overrides[name] = value;
   }
   return { version, overrides };
 }
@@ -218,7 +229,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   async function readBase(queue: string): Promise<PartitionBase> {
     const record = await readRecord(queue);
     const k = keysOf(queue, 0);
-    const { names } = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    const { names } = await run(
+      scripts.groups,
+      { stream: k.stream, config: k.config, schedules: k.schedules },
+      {},
+    );
     return { record, groups: names };
   }
 
@@ -315,9 +330,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     await unmark(queue);
   }
 
-  async function groupsOf(queue: string): Promise<{ partitions: number; names: string[] }> {
+  async function groupsOf(queue: string) {
     const k = keysOf(queue, 0);
-    const reply = await run(scripts.groups, { stream: k.stream, config: k.config }, {});
+    const reply = await run(
+      scripts.groups,
+      { stream: k.stream, config: k.config, schedules: k.schedules },
+      {},
+    );
     learn(queue, reply.partitions, true);
     return reply;
   }
@@ -412,9 +431,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           {
             stream: k.stream,
             dlq: k.dlq,
+            dlqIndex: k.dlqIndex,
             delayed: k.delayed,
             delayedData: k.delayedData,
             config: k.config,
+            schedules: k.schedules,
             groups: names.map((group) => groupKeys(k, group)),
           },
           {},
@@ -462,6 +483,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                 body: message.body,
                 attributes: message.attributes,
                 delayMs: message.delayMs,
+                ttlMs: message.ttlMs,
                 dedupKey: message.dedupId === undefined ? 0 : dedup.length,
               };
             });
@@ -608,6 +630,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             {
               stream: k.stream,
               dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
@@ -685,7 +708,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       checkName('group', group);
       const checked = checkIds(ids);
-      checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
+      // -1: the call named no delay, so the queue's retry backoff gives it.
+      const delay = delayMs === undefined ? -1 : checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
       const parts = await perIdPartition(
         queue,
         checked,
@@ -694,7 +718,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const { requeued } = await run(
             scripts.nack,
             { stream: k.stream, config: k.config, ...groupKeys(k, group), wake: k.wake },
-            { group, now: now(), delayMs, ids: raw },
+            { group, now: now(), delayMs: delay, config: scriptDefaults, ids: raw },
             { subject: { queue, group } },
           );
           return requeued;
@@ -762,7 +786,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           () =>
             run(
               scripts.reclaim,
-              { stream: k.stream, dlq: k.dlq, config: k.config, ...groupKeys(k, group) },
+              {
+                stream: k.stream,
+                dlq: k.dlq,
+                dlqIndex: k.dlqIndex,
+                config: k.config,
+                ...groupKeys(k, group),
+              },
               {
                 group,
                 consumer,
@@ -919,7 +949,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const keys = (p: number) => {
         const k = keysOf(queue, p);
-        return { stream: k.stream, dlq: k.dlq, config: k.config };
+        return { stream: k.stream, dlq: k.dlq, dlqIndex: k.dlqIndex, config: k.config };
       };
       if ('all' in selection) {
         if (selection.all !== true) throw new QueueError(QueueErrorCode.invalidArgument, 'all must be true');
@@ -950,7 +980,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       checkName('queue', queue);
       const purge = async (p: number) => {
         const k = keysOf(queue, p);
-        return run(scripts.purge, { dlq: k.dlq, config: k.config }, {});
+        return run(scripts.purge, { dlq: k.dlq, dlqIndex: k.dlqIndex, config: k.config }, {});
       };
       const first = await purge(0);
       const partitions = learn(queue, first.partitions, true);
@@ -1008,6 +1038,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         return {
           name: g0.name,
+          paused: g0.paused,
           pending,
           lag,
           consumers: partitions === 1 ? g0.consumers : consumerNames.size,
@@ -1020,6 +1051,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return {
         name: queue,
         partitions,
+        paused: first.paused,
         length: sum('length'),
         delayed: sum('delayed'),
         deadLetters: sum('deadLetters'),
@@ -1034,6 +1066,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           ? Number.POSITIVE_INFINITY
           : clock.now() + checkInt(options.timeBudgetMs, 'timeBudgetMs', CALL_RULES.sweepTimeBudgetMs);
       const report: SweepReport = {
+        scheduled: 0,
+        catchUps: 0,
         deadLettered: 0,
         promoted: 0,
         deletedReferences: 0,
@@ -1053,6 +1087,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           : await run(scripts.sweepPlan, { ...registry, sweepDue: space.sweepDue }, { now: now() });
       if (revisitMs !== undefined && cursor === '' && registered.length === 0) return report;
       const visits = new Map<string, number>();
+      // Per queue with schedules: its next occurrence, the latest time it may be visited again.
+      const nextVisit = new Map<string, number>();
       const names = registered.sort();
       // The cursor is a queue name, or `<queue>#<p>` to resume at partition p (# is not in names).
       const [cursorQueue = '', cursorPartition = '0'] = cursor.split('#');
@@ -1068,7 +1104,18 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           resumeAt = position(queue, startAt);
           break;
         }
-        const { partitions, names: groupNames } = await groupsOf(queue);
+        const { partitions, names: groupNames, schedules } = await groupsOf(queue);
+        if (startAt === 0) {
+          const fired = await fireSchedules(queue, schedules);
+          report.scheduled += fired.scheduled;
+          report.catchUps += fired.catchUps;
+          // An idle queue is visited again by its next occurrence at the latest.
+          const at = now();
+          for (const { spec } of schedules) {
+            const next = nextOccurrence(spec, at);
+            if (next !== null) nextVisit.set(queue, Math.min(nextVisit.get(queue) ?? next, next));
+          }
+        }
         for (let p = startAt; p < partitions; p++) {
           if (p > startAt && (budget <= 0 || clock.now() >= deadline)) {
             report.complete = false;
@@ -1081,6 +1128,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             {
               stream: k.stream,
               dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
@@ -1123,7 +1171,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           {
             visits: [...visits]
               .filter(([queue]) => !gone.includes(queue))
-              .map(([queue, idle]) => ({ queue, at: idle === 1 ? at + revisitMs : at })),
+              .map(([queue, idle]) => ({
+                queue,
+                at:
+                  idle === 1
+                    ? Math.min(at + revisitMs, nextVisit.get(queue) ?? Number.POSITIVE_INFINITY)
+                    : at,
+              })),
           },
         );
       }
@@ -1135,10 +1189,210 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       return report;
     },
 
+    async getMessage(queue, id) {
+      checkName('queue', queue);
+      if (typeof id !== 'string' || !LOOKUP_ID_RULE.pattern.test(id)) {
+        throw new QueueError(QueueErrorCode.invalidArgument, `id must be ${LOOKUP_ID_RULE.text}`, { id });
+      }
+      const { raw, partition: p } = decodeId(id);
+      const k = keysOf(queue, p);
+      const reply = await onPartition(
+        queue,
+        p,
+        () =>
+          run(
+            scripts.messageGet,
+            {
+              stream: k.stream,
+              dlq: k.dlq,
+              dlqIndex: k.dlqIndex,
+              delayed: k.delayed,
+              delayedData: k.delayedData,
+              config: k.config,
+            },
+            {
+              id: raw,
+              now: now(),
+              groupPrefix: k.lease('').slice(0, -':lease'.length),
+              config: scriptDefaults,
+            },
+            { subject: { queue } },
+          ),
+        () => undefined,
+      );
+      if (reply === undefined || reply.kind === 'none') return null;
+      learn(queue, reply.partitions, p === 0);
+      const deadLetters = reply.deadLetters.map(({ id: dlqId, fields }) => {
+        const letter = decodeDeadLetter(encodeId(dlqId, p), fields);
+        const from = letter.deadLetteredFrom;
+        return { ...letter, deadLetteredFrom: from === '' ? from : encodeId(from, p) };
+      });
+      const source =
+        reply.kind === 'stream' || reply.kind === 'delayed'
+          ? decodeMessage(id, reply.fields, 0)
+          : decodeDeadLetter(id, reply.fields);
+      const message = {
+        body: source.body,
+        attributes: source.attributes,
+        enqueuedAt: source.enqueuedAt,
+        ...(source.fields === undefined ? {} : { fields: source.fields }),
+      };
+      const groups: MessageGroupState[] = reply.groups.map((g) => {
+        if (g.state === 'pending') {
+          return {
+            group: g.name,
+            state: 'pending',
+            consumer: g.consumer,
+            deliveries: g.deliveries,
+            pendingState: g.retrying ? 'retrying' : 'leased',
+            eligibleAt: g.eligibleAt,
+          };
+        }
+        if (g.state === 'dead-lettered') {
+          return { group: g.name, state: 'dead-lettered', deadLetterId: encodeId(g.deadLetter, p) };
+        }
+        return { group: g.name, state: g.state === 'waiting' ? 'waiting' : 'acked' };
+      });
+      return {
+        ...message,
+        id,
+        state: reply.kind === 'delayed' ? 'delayed' : reply.kind === 'stream' ? 'stream' : 'dead-lettered',
+        ...(reply.kind === 'delayed' ? { deliverAt: reply.deliverAt } : {}),
+        groups,
+        deadLetters,
+      };
+    },
+
+    async putSchedule(queue, name, input) {
+      checkName('queue', queue);
+      checkName('schedule', name);
+      const at = now();
+      const spec = encodeSchedule(input, limits, at);
+      const k = keysOf(queue, 0);
+      const { created } = await run(
+        scripts.schedulePut,
+        { config: k.config, schedules: k.schedules },
+        { name, spec, now: at },
+        { subject: { queue } },
+      );
+      // A scheduled sweep that found the queue idle would next visit it at its revisit time:
+      // due now instead, so the first occurrence is not late (the registry's slot, a call of its own).
+      await run(
+        scripts.sweepRecord,
+        { registry: space.registry, sweepDue: space.sweepDue },
+        { visits: [{ queue, at }] },
+      );
+      return { schedule: decodeSchedule(name, spec, at, at), created };
+    },
+
+    async listSchedules(queue) {
+      checkName('queue', queue);
+      await readRecord(queue);
+      const { schedules } = await groupsOf(queue);
+      const at = now();
+      return schedules
+        .map(({ name, spec, last }) => decodeSchedule(name, spec, last, at))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+
+    async deleteSchedule(queue, name) {
+      checkName('queue', queue);
+      checkName('schedule', name);
+      const k = keysOf(queue, 0);
+      const { deleted } = await run(
+        scripts.scheduleDelete,
+        { config: k.config, schedules: k.schedules },
+        { name },
+        { subject: { queue } },
+      );
+      return deleted;
+    },
+
+    pauseQueue(queue) {
+      return setPaused(queue, '', true);
+    },
+
+    resumeQueue(queue) {
+      return setPaused(queue, '', false);
+    },
+
+    pauseGroup(queue, group) {
+      checkName('group', group);
+      return setPaused(queue, group, true);
+    },
+
+    resumeGroup(queue, group) {
+      checkName('group', group);
+      return setPaused(queue, group, false);
+    },
+
     async ping() {
       await run(scripts.ping, {}, {});
     },
   };
+
+  /**
+   * Fires the due occurrence of each schedule of a queue (partition 0): one script per due
+   * schedule, whose compare-and-set makes racing sweeps enqueue it once.
+   */
+  async function fireSchedules(
+    queue: string,
+    schedules: readonly { name: string; spec: string; last: number }[],
+  ): Promise<{ scheduled: number; catchUps: number }> {
+    let scheduled = 0;
+    let catchUps = 0;
+    const at = now();
+    const k = keysOf(queue, 0);
+    for (const { name, spec, last } of schedules) {
+      const due = dueOccurrence(spec, last, at);
+      if (due === null) continue;
+      const dedupId = scheduleDedupId(spec);
+      const reply = await run(
+        scripts.scheduleFire,
+        {
+          stream: k.stream,
+          config: k.config,
+          schedules: k.schedules,
+          dedup: dedupId === undefined ? [] : [k.dedup(dedupId)],
+        },
+        { name, occurrence: due.at, previous: due.previous, now: at, config: scriptDefaults },
+      );
+      if (reply.fired) scheduled++;
+      if (reply.fired && reply.caughtUp) catchUps++;
+    }
+    return { scheduled, catchUps };
+  }
+
+  /**
+   * Sets or clears the pause flag of a queue (group '') or of one of its groups on every
+   * partition, partition 0 first (it answers QUEUE_NOT_FOUND for a queue that does not exist). A
+   * group must exist to be paused; resuming one that does not is a no-op.
+   */
+  async function setPaused(queue: string, group: string, paused: boolean): Promise<void> {
+    checkName('queue', queue);
+    if (group !== '' && paused) {
+      const { names } = await groupsOf(queue);
+      if (!names.includes(group)) {
+        await readRecord(queue);
+        throw new QueueError(
+          QueueErrorCode.groupNotFound,
+          `Group "${group}" of queue "${queue}" does not exist`,
+        );
+      }
+    }
+    const flag = (p: number) => {
+      const k = keysOf(queue, p);
+      return run(
+        scripts.pause,
+        { config: k.config, wake: k.wake },
+        { group, paused: paused ? 1 : 0 },
+        { subject: { queue } },
+      );
+    };
+    const first = await flag(0);
+    const partitions = learn(queue, first.partitions, true);
+    await rest(queue, partitions, flag, () => first);
+  }
 
   /**
    * Grows a queue from `from` to `to` partitions without losing or doubling anything: the new

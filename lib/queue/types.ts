@@ -16,6 +16,11 @@ export interface MessageInput {
   attributes?: Record<string, string>;
   /** Not visible to consumers before this many ms from now. */
   delayMs?: number;
+  /**
+   * Not delivered (first time or again) once this many ms passed since enqueue: dead-lettered
+   * with reason `expired` instead. Without it the queue's messageTtlMs applies.
+   */
+  ttlMs?: number;
   dedupId?: string;
   /**
    * Messages with the same key land in the same partition, so they keep their order there (a
@@ -51,8 +56,50 @@ export interface DeadLetter extends Omit<Message, 'deliveries'> {
   deadLetteredAt: number;
 }
 
+/** Where one group stands with a message in the stream (getMessage). */
+export interface MessageGroupState {
+  group: string;
+  /**
+   * `waiting`: not delivered to the group yet; `pending`: delivered and not acked; `acked`: done
+   * (or never to be delivered: a group created after it); `dead-lettered`: moved to the DLQ.
+   */
+  state: 'waiting' | 'pending' | 'acked' | 'dead-lettered';
+  /** Pending: the consumer that holds it. */
+  consumer?: string;
+  /** Pending: deliveries so far. */
+  deliveries?: number;
+  /** Pending: `leased` until eligibleAt (its lease expiry), or `retrying` from eligibleAt on. */
+  pendingState?: 'leased' | 'retrying';
+  eligibleAt?: number;
+  /** Dead-lettered: the id of its dead letter. */
+  deadLetterId?: string;
+}
+
+/** A message looked up by id (getMessage). */
+export interface MessageLookup {
+  /** The id asked for. */
+  id: string;
+  /**
+   * `delayed`: waiting for its delay (deliverAt); `stream`: in the stream (see groups);
+   * `dead-lettered`: no longer in the stream but in the DLQ (see deadLetters), or the id is a dead
+   * letter's own.
+   */
+  state: 'delayed' | 'stream' | 'dead-lettered';
+  body: unknown;
+  attributes: Record<string, string>;
+  enqueuedAt: number;
+  /** Present for entries written by other clients: their raw fields. */
+  fields?: Record<string, string>;
+  /** Delayed: when it is due. */
+  deliverAt?: number;
+  groups: MessageGroupState[];
+  deadLetters: DeadLetter[];
+}
+
 export interface GroupStats {
   name: string;
+  /** The group is paused (pauseGroup): consume delivers nothing to it. */
+  paused: boolean;
   pending: number;
   /** Entries not yet delivered to the group; null when Redis cannot tell (after deletions). */
   lag: number | null;
@@ -66,6 +113,8 @@ export interface QueueStats {
   name: string;
   /** How many partitions the queue is spread over (1 unless configured). */
   partitions: number;
+  /** The queue is paused (pauseQueue): consume delivers nothing from it to any group. */
+  paused: boolean;
   length: number;
   delayed: number;
   deadLetters: number;
@@ -100,7 +149,32 @@ export interface ReclaimResult {
   deleted: string[];
 }
 
+/** A recurring schedule as createSchedule takes it. */
+export interface ScheduleInput {
+  /** A 5-field cron expression (minute hour day-of-month month day-of-week). */
+  cron: string;
+  /** An IANA time zone the expression is read in; default UTC. */
+  timezone?: string;
+  message: { body: unknown; attributes?: Record<string, string>; dedupId?: string; ttlMs?: number };
+}
+
+/** A stored schedule. */
+export interface Schedule {
+  name: string;
+  cron: string;
+  timezone: string;
+  message: { body: unknown; attributes?: Record<string, string>; dedupId?: string; ttlMs?: number };
+  /** The last occurrence fired (ms), or when the schedule was created or replaced. */
+  lastFiredAt: number;
+  /** The next occurrence (ms); null when the expression fires no more. */
+  nextRunAt: number | null;
+}
+
 export interface SweepReport {
+  /** Messages schedules enqueued (one per schedule and occurrence). */
+  scheduled: number;
+  /** Of those, how many stood for several missed occurrences (after downtime: one, not a flood). */
+  catchUps: number;
   deadLettered: number;
   promoted: number;
   deletedReferences: number;
@@ -165,7 +239,8 @@ export interface QueueService {
    */
   waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal, pause?: Pause): Promise<WaitOutcome>;
   ack(queue: string, group: string, ids: string[]): Promise<number>;
-  nack(queue: string, group: string, ids: string[], delayMs: number): Promise<number>;
+  /** Without delayMs the queue's retry backoff (retryBackoff) gives the delay. */
+  nack(queue: string, group: string, ids: string[], delayMs?: number): Promise<number>;
   extend(
     queue: string,
     group: string,
@@ -194,6 +269,36 @@ export interface QueueService {
 
   stats(queue: string): Promise<QueueStats>;
   sweep(options?: SweepOptions): Promise<SweepReport>;
+
+  /**
+   * While a queue is paused, consume delivers nothing from it (a long poll waits and answers
+   * empty); produce, ack, nack, extend and the sweep go on. QUEUE_NOT_FOUND for a queue that
+   * does not exist.
+   */
+  /**
+   * Recurring schedules (on the queue's partition 0): the sweep enqueues each due occurrence once,
+   * also with sweeps racing; after downtime, one for all that were missed. `created` is false
+   * when it replaced a schedule of that name.
+   */
+  putSchedule(
+    queue: string,
+    name: string,
+    input: ScheduleInput,
+  ): Promise<{ schedule: Schedule; created: boolean }>;
+  listSchedules(queue: string): Promise<Schedule[]>;
+  /** False when the queue has no schedule of that name. */
+  deleteSchedule(queue: string, name: string): Promise<boolean>;
+  pauseQueue(queue: string): Promise<void>;
+  /**
+   * One message by id (a message id, a delayed token, or a dead letter's id) and its state, in
+   * one round trip; null when the queue never had it or it was trimmed. QUEUE_NOT_FOUND when the
+   * queue does not exist.
+   */
+  getMessage(queue: string, id: string): Promise<MessageLookup | null>;
+  resumeQueue(queue: string): Promise<void>;
+  /** The same for one group (GROUP_NOT_FOUND when it does not exist); other groups go on. */
+  pauseGroup(queue: string, group: string): Promise<void>;
+  resumeGroup(queue: string, group: string): Promise<void>;
   /** Resolves when Redis answers a script; rejects with the QueueError any call would get. */
   ping(): Promise<void>;
 }

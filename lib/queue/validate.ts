@@ -26,7 +26,7 @@ function invalid(message: string, details?: unknown): never {
   throw new QueueError(QueueErrorCode.invalidArgument, message, details);
 }
 
-export function checkName(kind: 'queue' | 'group' | 'consumer', value: unknown): string {
+export function checkName(kind: 'queue' | 'group' | 'consumer' | 'schedule', value: unknown): string {
   if (typeof value !== 'string' || !NAME_RULE.pattern.test(value)) {
     invalid(`${kind} name must be ${NAME_RULE.text}`, { [kind]: value });
   }
@@ -96,12 +96,14 @@ export interface EncodedMessage {
   /** JSON object text, or '' when there are none (nothing is stored then). */
   attributes: string;
   delayMs: number;
+  /** 0 when the message has no ttlMs of its own. */
+  ttlMs: number;
   dedupId: string | undefined;
   partitionKey: string | undefined;
 }
 
 const encoder = new TextEncoder();
-const MESSAGE_FIELDS = new Set(['body', 'attributes', 'delayMs', 'dedupId', 'partitionKey']);
+const MESSAGE_FIELDS = new Set(['body', 'attributes', 'delayMs', 'ttlMs', 'dedupId', 'partitionKey']);
 
 export function encodeMessages(messages: unknown, limits: Limits): EncodedMessage[] {
   const { min, max } = CALL_RULES.batch;
@@ -144,9 +146,10 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
     );
   }
   const delayMs = input.delayMs === undefined ? 0 : checkInt(input.delayMs, 'delayMs', CALL_RULES.delayMs);
+  const ttlMs = input.ttlMs === undefined ? 0 : checkInt(input.ttlMs, 'ttlMs', CALL_RULES.ttlMs);
   const dedupId = checkText(input.dedupId, index, 'dedupId', LENGTH_RULES.dedupId);
   const partitionKey = checkText(input.partitionKey, index, 'partitionKey', LENGTH_RULES.partitionKey);
-  return { body, attributes, delayMs, dedupId, partitionKey };
+  return { body, attributes, delayMs, ttlMs, dedupId, partitionKey };
 }
 
 function checkText(

@@ -55,6 +55,7 @@ describe('queues', () => {
     expect(one.json).toEqual({
       name: 'a.q',
       partitions: 1,
+      paused: false,
       length: 2,
       delayed: 0,
       deadLetters: 0,
@@ -245,6 +246,8 @@ describe('dead letters and sweep', () => {
     const res = await h.call('POST', '/v1/sweep');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
+      scheduled: 0,
+      catchUps: 0,
       deadLettered: 0,
       promoted: 0,
       deletedReferences: 0,

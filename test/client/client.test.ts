@@ -28,6 +28,7 @@ describe('queues', () => {
     expect(listed.find((stats) => stats.name === q.name)).toEqual({
       name: q.name,
       partitions: 1,
+      paused: false,
       length: 0,
       delayed: 0,
       deadLetters: 0,

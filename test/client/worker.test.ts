@@ -11,6 +11,7 @@ import {
   LeaseLostError,
   type Message,
   type MessageInput,
+  type QueueConfig,
   ShutdownError,
   type WorkerEvent,
 } from '../../lib/client/index.ts';
@@ -370,6 +371,7 @@ describe('errors that end the worker', () => {
 
 describe('retry delays', () => {
   const message: Message = { id: '1-0', body: null, attributes: {}, deliveries: 2, enqueuedAt: 0 };
+  // A config from a service before retry backoff (no retryBackoff field).
   const config = {
     visibilityTimeoutMs: 30_000,
     maxDeliveries: 5,
@@ -378,7 +380,7 @@ describe('retry delays', () => {
     consumerIdleMs: 1,
     partitions: 1,
     maxInFlightPerConsumer: 1,
-  };
+  } as unknown as QueueConfig;
 
   it('takes the error’s own delay first, then the option, then the queue’s, else 0', () => {
     const named = Object.assign(new Error('x'), { retryAfterMs: 1500 });
@@ -391,5 +393,20 @@ describe('retry delays', () => {
     expect(retryDelayFor(new Error('x'), message, () => undefined, withDelay)).toBe(250);
     expect(retryDelayFor('not an error', message, undefined, config)).toBe(0);
     expect(retryDelayFor(Object.assign(new Error('x'), { delayMs: -5 }), message, undefined, config)).toBe(0);
+  });
+
+  it('leaves the delay to the queue’s retry backoff when the service has one and nothing else names a delay', () => {
+    const current = {
+      ...config,
+      retryBackoff: 'exponential',
+      retryDelayMs: 250,
+      retryMaxDelayMs: 1000,
+    } as QueueConfig;
+    expect(retryDelayFor(new Error('x'), message, undefined, current)).toBeUndefined();
+    expect(retryDelayFor(new Error('x'), message, () => undefined, current)).toBeUndefined();
+    expect(retryDelayFor(new Error('x'), message, 10, current)).toBe(10);
+    expect(retryDelayFor(Object.assign(new Error('x'), { delayMs: 700 }), message, undefined, current)).toBe(
+      700,
+    );
   });
 });

@@ -14,10 +14,25 @@ const op = (operationId?: string) => ({
 });
 
 describe('detectFeatures', () => {
-  it('finds nothing extra in the document the service serves today', async () => {
+  it('finds lookup, pause and resume and schedules in the document the service serves today', async () => {
     const h = await createHarness();
     const document = (await h.call('GET', '/openapi.json', { token: null })).json;
-    expect(detectFeatures(document)).toEqual({});
+    expect(detectFeatures(document)).toEqual({
+      messageLookup: { method: 'GET', path: '/v1/queues/{queue}/messages/{id}', operationId: 'getMessage' },
+      pauseQueue: { method: 'POST', path: '/v1/queues/{queue}/pause', operationId: 'pauseQueue' },
+      resumeQueue: { method: 'POST', path: '/v1/queues/{queue}/resume', operationId: 'resumeQueue' },
+      listSchedules: { method: 'GET', path: '/v1/queues/{queue}/schedules', operationId: 'listSchedules' },
+      createSchedule: {
+        method: 'PUT',
+        path: '/v1/queues/{queue}/schedules/{name}',
+        operationId: 'createSchedule',
+      },
+      deleteSchedule: {
+        method: 'DELETE',
+        path: '/v1/queues/{queue}/schedules/{name}',
+        operationId: 'deleteSchedule',
+      },
+    });
   });
 
   it('finds each later operation by its operationId, wherever its path is', () => {

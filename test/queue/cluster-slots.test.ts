@@ -65,6 +65,17 @@ onEveryBackend('cluster slots', (make) => {
     await queue.browse('q', {});
     await queue.getConfig('q');
     await queue.stats('q');
+    await queue.getMessage('q', ids[1] as string);
+    await queue.putSchedule('q', 'tick', { cron: '* * * * *', message: { body: 't', dedupId: 'tick' } });
+    await queue.listSchedules('q');
+    clock.advance(60_000);
+    await queue.sweep();
+    await queue.deleteSchedule('q', 'tick');
+    await queue.pauseQueue('q');
+    await queue.pauseGroup('q', 'g');
+    await queue.consume('q', 'g', 'c', 10);
+    await queue.resumeGroup('q', 'g');
+    await queue.resumeQueue('q');
     const dead = await queue.listDeadLetters('q', {});
     expect(dead.deadLetters.length).toBeGreaterThan(0);
     await queue.redrive('q', { ids: [dead.deadLetters[0]?.id as string] });

@@ -123,7 +123,7 @@ onEveryBackend('delivery', (make) => {
   });
 
   it('reclaims idle messages explicitly with a cursor, listing deleted entries', async () => {
-    const { queue, clock, raw, at } = make();
+    const { queue, clock, raw, at, partitions } = make();
     await queue.createGroup('q', 'g', '0');
     const ids = await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 4 }]);
     await queue.consume('q', 'g', 'a', 4);
@@ -136,12 +136,44 @@ onEveryBackend('delivery', (make) => {
     expect(first.cursor).not.toBe('0-0');
     const second = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2, cursor: first.cursor });
     expect(second.messages.map((m) => m.id)).toEqual([ids[2], ids[3]]);
-    const third = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2, cursor: second.cursor });
-    expect(third).toEqual({ cursor: '0-0', messages: [], deleted: [] });
+    // Like XAUTOCLAIM: the scan reached the end of the pending list, so the cursor says so (on a
+    // partitioned queue it points at the next partition's start until the last one is scanned).
+    if (partitions === 1) expect(second.cursor).toBe('0-0');
+    else expect(second.cursor).toMatch(/^0-0-\d+$|^0-0$/);
+    let cursor = second.cursor;
+    for (let calls = 0; cursor !== '0-0'; calls++) {
+      expect(calls).toBeLessThan(partitions);
+      const next = await queue.reclaim('q', 'g', 'b', { minIdleMs: 5000, count: 2, cursor });
+      expect(next).toEqual({ cursor: next.cursor, messages: [], deleted: [] });
+      cursor = next.cursor;
+    }
     expect((await queue.pendingSummary('q', 'g')).pending).toBe(3);
     // Not idle long enough: nothing moves.
     const fresh = await queue.reclaim('q', 'g', 'c', { minIdleMs: 1 });
     expect(fresh.messages).toEqual([]);
+  });
+
+  it('answers cursor 0-0 when a reclaim takes exactly the last entries of the pending list', async () => {
+    const { queue, clock, partitions } = make();
+    await queue.createGroup('q', 'g', '0');
+    // One produce call: every message in one partition.
+    const ids = await queue.produce(
+      'q',
+      Array.from({ length: 50 }, (_, i) => ({ body: i })),
+    );
+    expect(await queue.consume('q', 'g', 'a', 50)).toHaveLength(50);
+    clock.advance(VT);
+    const all = await queue.reclaim('q', 'g', 'b', { minIdleMs: VT, count: 50 });
+    expect(all.messages.map((m) => m.id)).toEqual(ids);
+    if (partitions === 1) expect(all.cursor).toBe('0-0');
+    // One fewer than there are: the cursor points at the 50th.
+    clock.advance(VT);
+    const some = await queue.reclaim('q', 'g', 'c', { minIdleMs: VT, count: 49 });
+    expect(some.messages).toHaveLength(49);
+    expect(some.cursor).toBe(ids[49]);
+    const last = await queue.reclaim('q', 'g', 'c', { minIdleMs: VT, count: 1, cursor: some.cursor });
+    expect(last.messages.map((m) => m.id)).toEqual([ids[49]]);
+    if (partitions === 1) expect(last.cursor).toBe('0-0');
   });
 
   it('caps what one consumer holds at maxInFlightPerConsumer', async () => {
@@ -158,6 +190,93 @@ onEveryBackend('delivery', (make) => {
     expect(other.map((m) => m.body)).toEqual([3, 4]);
     await queue.ack('q', 'g', [other[0]?.id as string]);
     expect(await queue.consume('q', 'g', 'a', 10)).toEqual([]);
+  });
+
+  it('keeps the in-flight cap exact as messages are acked, nacked, taken over and dead-lettered', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { maxInFlightPerConsumer: 3, maxDeliveries: 2, visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    await queue.produce(
+      'q',
+      Array.from({ length: 8 }, (_, i) => ({ body: i })),
+    );
+    const first = await queue.consume('q', 'g', 'a', 10);
+    expect(first.map((m) => m.body)).toEqual([0, 1, 2]);
+    // A nacked message is still held until it is delivered again.
+    expect(await queue.nack('q', 'g', [first[0]?.id as string], 60_000)).toBe(1);
+    expect(await queue.consume('q', 'g', 'a', 10)).toEqual([]);
+    expect(await queue.ack('q', 'g', [first[1]?.id as string, first[1]?.id as string])).toBe(1);
+    expect((await queue.consume('q', 'g', 'a', 10)).map((m) => m.body)).toEqual([3]);
+    // b takes a's expired leases over: a holds nothing then, b holds them.
+    clock.advance(VT);
+    const taken = await queue.consume('q', 'g', 'b', 10);
+    expect(taken.map((m) => m.body)).toEqual([2, 3, 4]);
+    // a still holds its nacked message: two more.
+    expect((await queue.consume('q', 'g', 'a', 10)).map((m) => m.body)).toEqual([5, 6]);
+    expect(await queue.consume('q', 'g', 'b', 10)).toEqual([]);
+    // b's two redelivered ones reach max deliveries when their leases expire: dead-lettered, and
+    // b's share of the cap is free again.
+    clock.advance(VT);
+    expect((await queue.sweep()).deadLettered).toBe(2);
+    expect((await queue.pendingSummary('q', 'g')).consumers).toEqual([
+      { name: 'a', pending: 3 },
+      { name: 'b', pending: 1 },
+    ]);
+    // Due now: b's own 4, a's 5 and 6, a's nacked 0. b takes two more than the one it holds; its
+    // own 4 may be among them (held by b before and after), so b holds 2 or 3 then.
+    const more = await queue.consume('q', 'g', 'b', 10);
+    expect(more).toHaveLength(2);
+    const held = more.some((m) => m.body === 4) ? 2 : 3;
+    const b = (await queue.pendingSummary('q', 'g')).consumers.find((c) => c.name === 'b');
+    expect(b?.pending).toBe(held);
+    expect(await queue.consume('q', 'g', 'b', 10)).toHaveLength(3 - held);
+    expect(await queue.consume('q', 'g', 'b', 10)).toEqual([]);
+  });
+
+  it('takes the held count of a group written before held counts from Redis once, then keeps it', async () => {
+    const { queue, raw, at } = make();
+    await queue.configure('q', { maxInFlightPerConsumer: 3 });
+    await queue.createGroup('q', 'g', '0');
+    const ids = await queue.produce(
+      'q',
+      Array.from({ length: 6 }, (_, i) => ({ body: i })),
+    );
+    expect(await queue.consume('q', 'g', 'a', 2)).toHaveLength(2);
+    expect(await queue.consume('q', 'g', 'b', 1)).toHaveLength(1);
+    // The previous release kept no counters: its group meta has no h fields.
+    const meta = at('q', ids[0] as string).keys.groupMeta('g');
+    await raw("redis.call('HDEL', KEYS[1], 'h', 'h:a', 'h:b') return redis.call('HLEN', KEYS[1])", [meta]);
+    expect(await raw("return redis.call('HMGET', KEYS[1], 'h', 'h:a', 'h:b')", [meta])).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    // a holds 2 of its 3: one more, then nothing.
+    expect((await queue.consume('q', 'g', 'a', 5)).map((m) => m.body)).toEqual([3]);
+    expect(await raw("return redis.call('HMGET', KEYS[1], 'h', 'h:a', 'h:b')", [meta])).toEqual([
+      '1',
+      '3',
+      '1',
+    ]);
+    expect(await queue.consume('q', 'g', 'a', 5)).toEqual([]);
+    expect((await queue.consume('q', 'g', 'b', 5)).map((m) => m.body)).toEqual([4, 5]);
+    expect(await queue.ack('q', 'g', [ids[0] as string])).toBe(1);
+    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [meta])).toBe('2');
+  });
+
+  it('heals a held count another client made wrong on the next sweep', async () => {
+    const { queue, raw, at } = make();
+    await queue.configure('q', { maxInFlightPerConsumer: 2 });
+    await queue.createGroup('q', 'g', '0');
+    const ids = await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }]);
+    expect(await queue.consume('q', 'g', 'a', 5)).toHaveLength(2);
+    const { keys, raw: rawId } = at('q', ids[0] as string);
+    // A plain XACK behind the queue's back: Redis says a holds 1, the counter still 2.
+    await raw("return redis.call('XACK', KEYS[1], 'g', ARGV[1])", [keys.stream], [rawId]);
+    expect(await queue.consume('q', 'g', 'a', 5)).toEqual([]);
+    await queue.sweep();
+    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [keys.groupMeta('g')])).toBe('1');
+    expect((await queue.consume('q', 'g', 'a', 5)).map((m) => m.body)).toEqual([3]);
   });
 
   it('delivers entries written by other clients with their raw fields', async () => {

@@ -25,6 +25,8 @@ onEveryBackend('the cheap idle sweep (issue 18)', (make) => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      scheduled: 0,
+      catchUps: 0,
       complete: true,
     });
     expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
@@ -59,5 +61,26 @@ onEveryBackend('the cheap idle sweep (issue 18)', (make) => {
     const idle = h.calls.length;
     await h.queue.sweep({ revisitMs: 600_000 });
     expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
+  });
+
+  it('visits an idle queue with a schedule by its next occurrence, and at once after a new schedule', async () => {
+    const h = make();
+    h.clock.set(Date.UTC(2026, 0, 1, 12, 0, 10));
+    await h.queue.createGroup('ticks', 'g', '0');
+    await h.queue.putSchedule('ticks', 'hourly', { cron: '0 * * * *', message: { body: 'tick' } });
+    // Visited at once after the schedule was made (nothing due yet), then found idle.
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    const idle = h.calls.length;
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
+    // 13:00 comes long before the day's revisit time: the sweep visits and fires it.
+    h.clock.set(Date.UTC(2026, 0, 1, 13, 0, 5));
+    expect((await h.queue.sweep({ revisitMs: 24 * 3_600_000 })).scheduled).toBe(1);
+    expect((await h.queue.consume('ticks', 'g', 'c', 10)).map((m) => m.body)).toEqual(['tick']);
+    // A new schedule due sooner than the recorded visit is not late either.
+    await h.queue.putSchedule('ticks', 'quarter', { cron: '15 * * * *', message: { body: 'quarter' } });
+    h.clock.set(Date.UTC(2026, 0, 1, 13, 15, 5));
+    expect((await h.queue.sweep({ revisitMs: 24 * 3_600_000 })).scheduled).toBe(1);
   });
 });

@@ -117,6 +117,8 @@ onEveryBackend('lifecycle', (make) => {
     clock.advance(VT);
     const report = await queue.sweep();
     expect(report).toEqual({
+      scheduled: 0,
+      catchUps: 0,
       deadLettered: 1,
       promoted: 1,
       deletedReferences: 0,
@@ -250,6 +252,8 @@ onEveryBackend('lifecycle', (make) => {
     await queue.consume('q', 'g', 'c', 1);
     clock.advance(VT);
     expect(await queue.sweep({ timeBudgetMs: 0 })).toEqual({
+      scheduled: 0,
+      catchUps: 0,
       deadLettered: 0,
       promoted: 0,
       deletedReferences: 0,
@@ -271,12 +275,14 @@ onEveryBackend('lifecycle', (make) => {
     expect(stats).toEqual({
       name: 'q',
       partitions,
+      paused: false,
       length: 3,
       delayed: 1,
       deadLetters: 0,
       groups: [
         {
           name: 'g',
+          paused: false,
           pending: 1,
           lag: 2,
           consumers: 1,
@@ -300,6 +306,10 @@ onEveryBackend('lifecycle', (make) => {
       consumerIdleMs: 3_600_000,
       partitions,
       maxInFlightPerConsumer: 1000,
+      retryBackoff: 'none',
+      retryDelayMs: 1000,
+      retryMaxDelayMs: 3_600_000,
+      messageTtlMs: 0,
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });
     expect(updated.maxDeliveries).toBe(9);

@@ -33,11 +33,20 @@ it('sends a script only the config fields it reads, and the script looks up only
     },
     eval: async () => ['ok', 0, 1, -1, '', ''],
   });
-  const keys = { stream: 's', dlq: 'd', delayed: 'x', delayedData: 'y', config: 'c', lease: 'l' };
-  const allKeys = { ...keys, meta: 'm', wake: 'w' };
+  const keys = {
+    stream: 's',
+    dlq: 'd',
+    dlqIndex: 'i',
+    delayed: 'x',
+    delayedData: 'y',
+    config: 'c',
+    lease: 'l',
+    meta: 'm',
+    wake: 'w',
+  };
   const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
-  await run(consume, allKeys, args);
-  await run(consume, allKeys, args);
+  await run(consume, keys, args);
+  await run(consume, keys, args);
   const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
   expect(Object.keys(config).sort()).toEqual(consume.configFields);
   expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);

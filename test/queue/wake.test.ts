@@ -100,6 +100,22 @@ onEveryBackend('waking a waiting consumer (issue 18)', (make) => {
     expect(lateMs).toBeLessThan(250);
   });
 
+  it('wakes on resume of a paused queue and of a paused group, not before', async () => {
+    for (const [stop, go] of [
+      [(h: Harness) => h.queue.pauseQueue('q'), (h: Harness) => h.queue.resumeQueue('q')],
+      [(h: Harness) => h.queue.pauseGroup('q', 'g'), (h: Harness) => h.queue.resumeGroup('q', 'g')],
+    ] as const) {
+      const h = await setup();
+      await stop(h);
+      await h.queue.produce('q', [{ body: 'held' }]);
+      // Paused: the poll waits although a message is there (the produce landed before it started).
+      const { messages, lateMs, sleeps } = await wakeAfter(h, () => go(h), { settleMs: 300 });
+      expect(messages.map((m) => m.body)).toEqual(['held']);
+      expect(lateMs).toBeLessThan(250);
+      expect(sleeps).toEqual([]);
+    }
+  });
+
   it('wakes when a delayed message becomes due, produced before or during the wait', async () => {
     const h = await setup();
     await h.queue.produce('q', [{ body: 'before', delayMs: 400 }]);

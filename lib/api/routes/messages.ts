@@ -1,9 +1,18 @@
 /** Producing messages and browsing the stream. */
 import { createRoute } from '@hono/zod-openapi';
+import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import type { MessageInput } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
-import { BrowseQuery, MessageList, ProduceBody, ProduceResult, QueueParams } from '../schemas.ts';
+import {
+  BrowseQuery,
+  MessageList,
+  MessageLookupSchema,
+  MessageParams,
+  ProduceBody,
+  ProduceResult,
+  QueueParams,
+} from '../schemas.ts';
 import {
   bearerSecurity,
   errorResponses,
@@ -41,6 +50,22 @@ const browse = createRoute({
   responses: { 200: jsonContent(MessageList, 'Entries in id order'), ...errorResponses(...WITH_INPUT, 404) },
 });
 
+const getMessage = createRoute({
+  method: 'get',
+  path: '/v1/queues/{queue}/messages/{id}',
+  operationId: 'getMessage',
+  tags,
+  summary:
+    'One message by id (a message id, a delayed-<n> token or a dead letter id) with its state per group, in one round trip (scope: admin)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.admin)],
+  request: { params: MessageParams },
+  responses: {
+    200: jsonContent(MessageLookupSchema, 'The message and where it is'),
+    ...errorResponses(...WITH_INPUT, 404),
+  },
+});
+
 export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
   app.openapi(produce, async (c) => {
     const { queue: name } = c.req.valid('param');
@@ -58,5 +83,20 @@ export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
     if (end !== undefined) options.end = end;
     if (count !== undefined) options.count = count;
     return json(c, { messages: await queue.browse(name, options) }, 200);
+  });
+
+  app.openapi(getMessage, async (c) => {
+    const { queue: name, id } = c.req.valid('param');
+    const found = await queue.getMessage(name, id);
+    if (found === null) {
+      throw new QueueError(
+        QueueErrorCode.messageNotFound,
+        `Message "${id}" of queue "${name}" does not exist`,
+        {
+          id,
+        },
+      );
+    }
+    return c.json(found, 200);
   });
 }

@@ -69,7 +69,7 @@ const errorDescriptions: Record<ErrorStatus, string> = {
   400: 'Validation failed (path, query or body); `details.issues` lists what and where',
   401: 'No bearer token, or an unknown one',
   403: 'The token lacks the scope this route needs',
-  404: 'Unknown queue (`QUEUE_NOT_FOUND`) or group (`GROUP_NOT_FOUND`); `details.hint` says how to create it',
+  404: 'Unknown queue (`QUEUE_NOT_FOUND`), group (`GROUP_NOT_FOUND`; `details.hint` says how to create it) or message (`MESSAGE_NOT_FOUND`)',
   409: 'A key of the queue holds a value of another type (`CONFLICT`), written by something other than this queue',
   413: 'The request body is over MAX_REQUEST_BYTES (`PAYLOAD_TOO_LARGE`), or a message over MAX_MESSAGE_BYTES (`MESSAGE_TOO_LARGE`)',
   415: 'The body is not sent as application/json (`UNSUPPORTED_MEDIA_TYPE`)',

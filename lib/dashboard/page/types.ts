@@ -6,6 +6,7 @@ import type { z } from '@hono/zod-openapi';
 import type {
   DeadLetterList,
   MessageList,
+  MessageLookupSchema,
   PendingEntries,
   PendingSummarySchema,
   ProduceResult,
@@ -25,6 +26,7 @@ export type DeadLetters = z.output<typeof DeadLetterList>;
 export type DeadLetter = DeadLetters['deadLetters'][number];
 export type Messages = z.output<typeof MessageList>;
 export type Message = Messages['messages'][number];
+export type MessageLookup = z.output<typeof MessageLookupSchema>;
 export type Produced = z.output<typeof ProduceResult>;
 export type Redriven = z.output<typeof RedriveResult>;
 export type SweepReport = z.output<typeof SweepReportSchema>;

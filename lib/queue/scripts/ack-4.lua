@@ -9,11 +9,15 @@
 if not group_exists(keys.stream, args.group) then
   return missing_group(keys.stream, keys.config)
 end
-local nacks = {}
-for i, id in ipairs(args.ids) do
-  nacks[i] = 'n:' .. id
+held_ready(keys.stream, args.group, keys.meta)
+local acked = 0
+for _, id in ipairs(args.ids) do
+  local row = redis.call('XPENDING', keys.stream, args.group, id, id, '1')
+  if #row > 0 then
+    acked = acked + redis.call('XACK', keys.stream, args.group, id)
+    held_add(keys.meta, row[1][2], -1)
+  end
+  redis.call('ZREM', keys.lease, id)
+  redis.call('HDEL', keys.meta, 'n:' .. id)
 end
-local acked = redis.call('XACK', keys.stream, args.group, unpack(args.ids))
-redis.call('ZREM', keys.lease, unpack(args.ids))
-redis.call('HDEL', keys.meta, unpack(nacks))
 return { 'ok', acked }

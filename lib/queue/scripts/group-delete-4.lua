@@ -14,6 +14,7 @@ if redis.call('EXISTS', keys.stream) == 1 then
   end
 end
 redis.call('DEL', keys.lease, keys.meta)
+redis.call('HDEL', keys.config, 'paused:' .. args.group)
 if destroyed == 0 and redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end

@@ -1,7 +1,9 @@
 -- nack: gives messages back; each becomes deliverable again delayMs from now (also beyond the
--- visibility timeout) and its delivery count keeps growing with each redelivery.
+-- visibility timeout) and its delivery count keeps growing with each redelivery. Without a
+-- delayMs (-1) the queue's retry backoff for the message's delivery count is the delay.
 -- KEYS: stream, config, lease, meta, wake
--- ARGV: group, now: int, delayMs: int, ...ids
+-- ARGV: group, now: int, delayMs: int, config: json, ...ids
+--   (delayMs: -1 when the call named none)
 -- Returns: requeued: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
@@ -10,10 +12,19 @@ local stream, lease, meta, group = keys.stream, keys.lease, keys.meta, args.grou
 if not group_exists(stream, group) then
   return missing_group(keys.stream, keys.config)
 end
-local due = int(args.now + args.delayMs)
+local cfg = nil
+if args.delayMs < 0 then
+  cfg = load_config(keys.config, args.config)
+end
 local requeued = 0
 for _, id in ipairs(args.ids) do
-  if #redis.call('XPENDING', stream, group, id, id, '1') > 0 then
+  local row = redis.call('XPENDING', stream, group, id, id, '1')
+  if #row > 0 then
+    local delay = args.delayMs
+    if cfg then
+      delay = backoff(cfg, tonumber(row[1][4]))
+    end
+    local due = int(args.now + delay)
     -- The message stays in the pending list (so nothing can trim it) with its lease set to the
     -- redelivery time; the marker keeps extend and reclaim from taking it back early.
     redis.call('ZADD', lease, due, id)

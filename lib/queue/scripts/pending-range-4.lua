@@ -4,7 +4,8 @@
 --   (consumer: '' for every consumer)
 -- Returns: partitions: int, ...entries: {id: string, consumer: string, idleMs: int, deliveries: int,
 --   state: 'leased' | 'retrying', eligibleAt: int}
---   (state 'leased': held until eligibleAt, its lease expiry; 'retrying': nacked, redelivered from
+--   (state 'leased': held until eligibleAt, its lease expiry; 'retrying': nacked, or its lease
+--   expired and it waits out the retry backoff, redelivered from
 --   eligibleAt on, idleMs counted from its last delivery)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
@@ -34,6 +35,15 @@ for _, row in ipairs(rows) do
     eligible = tonumber(score)
     if not retrying then
       idle = math.max(0, now - (eligible - vt))
+      -- A lease that expired waits out the retry backoff from its expiry (consume makes it a
+      -- retry when it meets it): shown as the retry it is.
+      if eligible <= now and tonumber(row[4]) < cfg.maxDeliveries then
+        local wait = backoff(cfg, tonumber(row[4]))
+        if wait > 0 then
+          eligible = eligible + wait
+          retrying = true
+        end
+      end
     end
   else
     -- Delivered by another client and not indexed yet: Redis' idle time is all there is.

@@ -5,11 +5,11 @@
 -- KEYS: stream, delayed, delayedData, config, wake, ...dedup
 --   (dedup: one key per message that has a dedupId)
 -- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int,
---   ...messages: {body, attributes, delayMs: int, dedupKey: int}
+--   ...messages: {body, attributes, delayMs: int, ttlMs: int, dedupKey: int}
 --   (create: the partition count a new queue gets, 0 on partitions other than 0; known: the
 --   partition count the service routed with; keyed: 1 when some message was routed by its
 --   partitionKey or dedupId; body: JSON text; attributes: JSON text or ''; dedupKey: the message's
---   index in keys.dedup, 0 = none)
+--   index in keys.dedup, 0 = none; ttlMs: 0 = none, else the entry carries expiresAt = now + ttlMs)
 -- Returns: unregistered: flag, partitions: int, rerouted: flag, ...ids: string
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
 -- Errors: QUEUE_NOT_FOUND
@@ -55,13 +55,19 @@ for _, message in ipairs(args.messages) do
     end
   end
   if not id then
+    local expires = message.ttlMs > 0 and int(now + message.ttlMs) or nil
     if delay > 0 then
       id = 'delayed-' .. int(redis.call('HINCRBY', keys.config, 'delayedSeq', 1))
+      local hset = { 'HSET', keys.delayedData, id .. ':b', body, id .. ':t', int(now) }
       if attributes ~= '' then
-        redis.call('HSET', keys.delayedData, id .. ':b', body, id .. ':a', attributes, id .. ':t', int(now))
-      else
-        redis.call('HSET', keys.delayedData, id .. ':b', body, id .. ':t', int(now))
+        hset[#hset + 1] = id .. ':a'
+        hset[#hset + 1] = attributes
       end
+      if expires then
+        hset[#hset + 1] = id .. ':x'
+        hset[#hset + 1] = expires
+      end
+      redis.call(unpack(hset))
       if earliest == false then
         earliest = first_score(keys.delayed)
       end
@@ -71,10 +77,19 @@ for _, message in ipairs(args.messages) do
         -- A new earliest due time: a waiting consumer's wait was bounded by the old one.
         wake(keys.wake)
       end
-    elseif attributes ~= '' then
-      id = redis.call('XADD', keys.stream, '*', 'body', body, 'attributes', attributes, 'enqueuedAt', int(now))
     else
-      id = redis.call('XADD', keys.stream, '*', 'body', body, 'enqueuedAt', int(now))
+      local xadd = { 'XADD', keys.stream, '*', 'body', body }
+      if attributes ~= '' then
+        xadd[#xadd + 1] = 'attributes'
+        xadd[#xadd + 1] = attributes
+      end
+      xadd[#xadd + 1] = 'enqueuedAt'
+      xadd[#xadd + 1] = int(now)
+      if expires then
+        xadd[#xadd + 1] = 'expiresAt'
+        xadd[#xadd + 1] = expires
+      end
+      id = redis.call(unpack(xadd))
     end
     if dedup and window > 0 then
       redis.call('SET', dedup, epoch .. '|' .. id .. '|' .. int(now + window), 'PX', int(window))

@@ -2,9 +2,9 @@
 -- KEYS: stream, dlq, delayed, config
 -- ARGV: now: int, names: int
 --   (names: 1 to list each group's consumer names, which a partitioned queue's stats merge)
--- Returns: length: int, delayed: int, deadLetters: int, partitions: int, ...groups: {name: string,
---   pending: int, lag: int, consumers: int, oldestPendingAgeMs: int, lastDeliveredId: string,
---   consumerNames: string[]}
+-- Returns: length: int, delayed: int, deadLetters: int, partitions: int, paused: flag,
+--   ...groups: {name: string, pending: int, lag: int, consumers: int, oldestPendingAgeMs: int,
+--   lastDeliveredId: string, consumerNames: string[], paused: flag}
 --   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending; consumerNames empty unless asked)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
@@ -20,7 +20,8 @@ if redis.call('EXISTS', stream) == 1 then
   length = redis.call('XLEN', stream)
   groups = redis.call('XINFO', 'GROUPS', stream)
 end
-local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq), stored_partitions(keys.config) }
+local paused = redis.call('HEXISTS', keys.config, 'paused')
+local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq), stored_partitions(keys.config), paused }
 local redis_now = nil
 for _, g in ipairs(groups) do
   local info = kv(g)
@@ -51,6 +52,7 @@ for _, g in ipairs(groups) do
       names[#names + 1] = kv(c).name
     end
   end
-  out[#out + 1] = { info.name, info.pending, lag, info.consumers, age, info['last-delivered-id'], names }
+  local group_paused = redis.call('HEXISTS', keys.config, 'paused:' .. info.name)
+  out[#out + 1] = { info.name, info.pending, lag, info.consumers, age, info['last-delivered-id'], names, group_paused }
 end
 return out

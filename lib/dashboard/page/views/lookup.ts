@@ -10,7 +10,15 @@ import type { ViewContext } from '../context.ts';
 import { field, h, labelCells, replaceChildren, table } from '../dom.ts';
 import { fill } from '../features.ts';
 import { compareIds, json, relative, timestamp } from '../format.ts';
-import type { DeadLetter, DeadLetters, Message, Messages, Pending, QueueStats } from '../types.ts';
+import type {
+  DeadLetter,
+  DeadLetters,
+  Message,
+  MessageLookup,
+  Messages,
+  Pending,
+  QueueStats,
+} from '../types.ts';
 
 interface GroupState {
   group: string;
@@ -92,6 +100,18 @@ async function composedLookup(context: ViewContext, queue: string, id: string): 
   const letterRead = admin ? findDeadLetter(context, queue, id) : Promise.resolve(undefined);
   const [entry, groups, letter] = await Promise.all([entryRead, groupsRead, letterRead]);
 
+  return renderLookup(queue, id, admin, entry, groups, letter);
+}
+
+/** The answer, however it was put together: a summary, the entry, its state per group. */
+function renderLookup(
+  queue: string,
+  id: string,
+  admin: boolean,
+  entry: Pick<Message, 'body' | 'attributes' | 'enqueuedAt'> | undefined,
+  groups: GroupState[],
+  letter: DeadLetter | undefined,
+): HTMLElement {
   const summary =
     letter !== undefined
       ? `Dead-lettered from group ${letter.group} after ${letter.deliveries} deliveries`
@@ -148,17 +168,55 @@ async function composedLookup(context: ViewContext, queue: string, id: string): 
   );
 }
 
+/** A group's state from the documented lookup, in the words the composed one uses. */
+function groupStateOf(g: MessageLookup['groups'][number]): GroupState {
+  if (g.state === 'pending') {
+    const leased = g.pendingState !== 'retrying';
+    const when = g.eligibleAt === undefined ? '—' : relative(g.eligibleAt, Date.now());
+    return {
+      group: g.group,
+      state: leased ? 'pending: leased' : 'pending: retrying',
+      holder: g.consumer ?? '—',
+      deliveries: g.deliveries === undefined ? '—' : String(g.deliveries),
+      when: leased ? `lease expires ${when}` : `redelivered ${when}`,
+    };
+  }
+  const words = {
+    waiting: 'waiting: not yet delivered',
+    acked: 'not pending: acked (or before the group’s start)',
+    'dead-lettered': 'not pending: dead-lettered',
+  } as const;
+  return { group: g.group, state: words[g.state], holder: '—', deliveries: '—', when: '—' };
+}
+
+function isLookup(value: unknown): value is MessageLookup {
+  const record = value as Partial<MessageLookup> | null;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    typeof record.state === 'string' &&
+    Array.isArray(record.groups) &&
+    Array.isArray(record.deadLetters)
+  );
+}
+
 async function documentedLookup(context: ViewContext, queue: string, id: string): Promise<HTMLElement> {
   const operation = context.features.messageLookup;
   if (operation === undefined) throw new Error('no lookup route');
+  const admin = context.access === 'admin';
   let answer: unknown;
   try {
     answer = await context.api.get<unknown>(fill(operation, [queue, id]));
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 404) {
+      if (error.code === 'MESSAGE_NOT_FOUND') return renderLookup(queue, id, true, undefined, [], undefined);
       return h('p', { class: 'lookup-state', 'data-testid': 'lookup-state' }, `Not found: ${error.message}`);
     }
     throw error;
+  }
+  if (isLookup(answer)) {
+    const entry = answer.state === 'stream' ? answer : undefined;
+    return renderLookup(queue, id, admin, entry, answer.groups.map(groupStateOf), answer.deadLetters[0]);
   }
   const record =
     typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>) : { value: answer };

@@ -344,8 +344,9 @@ export function queueView(context: ViewContext, queue: string): View {
     return button;
   };
 
+  // Listing a queue's schedules needs the admin scope, as every schedule route does.
   const schedules =
-    context.features.listSchedules !== undefined && perQueue(context.features.listSchedules)
+    admin && context.features.listSchedules !== undefined && perQueue(context.features.listSchedules)
       ? schedulesPanel(context, queue)
       : undefined;
 

@@ -163,9 +163,54 @@ local function id_less(a, b)
   return decimal_less(as, bs)
 end
 
+-- Held counts: the group's meta record keeps `h:<consumer>` = how many pending entries that
+-- consumer holds, so consume's in-flight cap costs O(1) whatever the consumer holds. Every script
+-- that changes who holds what keeps them; the `h` field says they are kept. A group written by a
+-- release without counters (no `h`) gets them once, exactly, from XINFO CONSUMERS (O(consumers)),
+-- the first time a script that needs them runs on it. The sweep resets them to what Redis says
+-- (a client acking or claiming behind our back cannot leave them wrong for long).
+local function held_ready(stream, group, meta)
+  if redis.call('HEXISTS', meta, 'h') == 1 then
+    return
+  end
+  local set = { 'HSET', meta, 'h', '1' }
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', stream, group)) do
+    local info = kv(c)
+    if info.pending > 0 then
+      set[#set + 1] = 'h:' .. info.name
+      set[#set + 1] = int(info.pending)
+    end
+  end
+  redis.call(unpack(set))
+end
+
+local function held_count(meta, consumer)
+  return tonumber(redis.call('HGET', meta, 'h:' .. consumer)) or 0
+end
+
+-- `consumer` holds `delta` more (or, negative, fewer) entries; a count that reaches 0 is removed.
+local function held_add(meta, consumer, delta)
+  if delta == 0 or not consumer then
+    return
+  end
+  if redis.call('HINCRBY', meta, 'h:' .. consumer, delta) <= 0 then
+    redis.call('HDEL', meta, 'h:' .. consumer)
+  end
+end
+
+-- The pending entry `id` left `holder` (acked, dead-lettered or dropped): its lease, nack marker
+-- and held count go with it.
+local function forget(lease, meta, id, holder)
+  redis.call('ZREM', lease, id)
+  redis.call('HDEL', meta, 'n:' .. id)
+  held_add(meta, holder, -1)
+end
+
 -- Copies an entry to the dead-letter stream with where it came from, then acks the original:
--- both in this one script, so the message is never in both places nor in neither.
-local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, reason, now)
+-- both in this one script, so the message is never in both places nor in neither. `holder` is the
+-- consumer that held it; `index` is the dead-letter index (hash `<id>|<group>` -> DLQ id) that
+-- message lookup reads. Answers the DLQ entry's id.
+local function dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, reason, now, holder)
   local xadd = { 'XADD', dlq, '*' }
   for i = 1, #fields do
     xadd[#xadd + 1] = fields[i]
@@ -180,10 +225,12 @@ local function dead_letter(stream, dlq, lease, meta, group, id, fields, deliveri
   xadd[#xadd + 1] = reason
   xadd[#xadd + 1] = 'dlq.at'
   xadd[#xadd + 1] = int(now)
-  redis.call(unpack(xadd))
+  local dlq_id = redis.call(unpack(xadd))
+  -- The index lookup reads: original id and group -> the dead letter's id.
+  redis.call('HSET', index, id .. '|' .. group, dlq_id)
   redis.call('XACK', stream, group, id)
-  redis.call('ZREM', lease, id)
-  redis.call('HDEL', meta, 'n:' .. id)
+  forget(lease, meta, id, holder)
+  return dlq_id
 end
 
 -- One entry's fields, or nil when the entry was deleted or trimmed.
@@ -197,16 +244,63 @@ end
 
 -- Ends a message that reached max deliveries: dead-letters it or, when its entry is gone, only
 -- drops the pending reference (and its lease and nack marker). True when it was dead-lettered.
-local function retire(stream, dlq, lease, meta, group, id, deliveries, now)
+local function retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder)
   local fields = entry_fields(stream, id)
   if fields then
-    dead_letter(stream, dlq, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now)
+    dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now, holder)
     return true
   end
   redis.call('XACK', stream, group, id)
-  redis.call('ZREM', lease, id)
-  redis.call('HDEL', meta, 'n:' .. id)
+  forget(lease, meta, id, holder)
   return false
+end
+
+-- The retry delay before delivery n + 1 of a message delivered `deliveries` (n) times: none,
+-- `retryDelayMs` (fixed) or min(retryMaxDelayMs, retryDelayMs * 2^(n-1)) (exponential).
+local function backoff(cfg, deliveries)
+  local mode, base = cfg.retryBackoff, cfg.retryDelayMs
+  if mode == 'fixed' then
+    return base
+  end
+  if mode ~= 'exponential' or base <= 0 then
+    return 0
+  end
+  local cap, delay = cfg.retryMaxDelayMs, base
+  for _ = 2, deliveries do
+    if delay >= cap then
+      break
+    end
+    delay = delay * 2
+  end
+  return math.min(cap, delay)
+end
+
+-- When an entry (its fields) expires: its own `expiresAt` (produce's ttlMs), else enqueue time
+-- plus the queue's messageTtlMs; nil when it never does. Entries without `expiresAt` (written
+-- before message expiry existed, or by another client) follow messageTtlMs from their
+-- `enqueuedAt` (or their id's time).
+local function expires_at(fields, id, cfg)
+  local enqueued = nil
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if name == 'expiresAt' then
+      local at = tonumber(fields[i + 1])
+      if at then
+        return at
+      end
+    elseif name == 'enqueuedAt' then
+      enqueued = tonumber(fields[i + 1])
+    end
+  end
+  if cfg.messageTtlMs <= 0 then
+    return nil
+  end
+  return (enqueued or split_id(id)) + cfg.messageTtlMs
+end
+
+local function expired(fields, id, cfg, now)
+  local at = expires_at(fields, id, cfg)
+  return at ~= nil and at <= now
 end
 
 -- Moves delayed messages that are due into the stream, oldest first, at most `limit` of them.
@@ -216,7 +310,7 @@ local function promote(stream, delayed, data, now, limit)
   end
   local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'LIMIT', '0', int(limit))
   for _, token in ipairs(due) do
-    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t')
+    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x')
     if v[1] then
       local xadd = { 'XADD', stream, '*', 'body', v[1] }
       if v[2] then
@@ -225,9 +319,13 @@ local function promote(stream, delayed, data, now, limit)
       end
       xadd[#xadd + 1] = 'enqueuedAt'
       xadd[#xadd + 1] = v[3] or int(now)
+      if v[4] then
+        xadd[#xadd + 1] = 'expiresAt'
+        xadd[#xadd + 1] = v[4]
+      end
       redis.call(unpack(xadd))
     end
-    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t')
+    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x')
   end
   if #due > 0 then
     redis.call('ZREM', delayed, unpack(due))

@@ -1,5 +1,5 @@
 -- purge: deletes every dead letter of a queue.
--- KEYS: dlq, config
+-- KEYS: dlq, dlqIndex, config
 -- ARGV: none
 -- Returns: purged: int, partitions: int
 -- @include common
@@ -8,5 +8,5 @@ if redis.call('EXISTS', keys.dlq) == 0 then
   return { 'ok', 0, partitions }
 end
 local n = redis.call('XLEN', keys.dlq)
-redis.call('DEL', keys.dlq)
+redis.call('DEL', keys.dlq, keys.dlqIndex)
 return { 'ok', n, partitions }

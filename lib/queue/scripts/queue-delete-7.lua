@@ -1,8 +1,8 @@
 -- queue-delete: removes a queue's keys; the service then removes its name from the registry.
--- KEYS: stream, dlq, delayed, delayedData, config, ...groups: {lease, meta}
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, schedules, ...groups: {lease, meta}
 -- ARGV: none
 -- Returns: existed: flag
-local all = { keys.stream, keys.dlq, keys.delayed, keys.delayedData, keys.config }
+local all = { keys.stream, keys.dlq, keys.dlqIndex, keys.delayed, keys.delayedData, keys.config, keys.schedules }
 for _, group in ipairs(keys.groups) do
   all[#all + 1] = group.lease
   all[#all + 1] = group.meta

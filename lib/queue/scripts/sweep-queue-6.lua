@@ -1,14 +1,16 @@
 -- sweep-queue: one queue's share of the sweep, bounded by `budget` work units (entries examined)
 -- and resuming from cursors kept in each group's meta record:
 --   1. promote due delayed messages;
---   2. per group, walk the leases that expired: dead-letter messages that reached max deliveries,
---      drop index entries of messages acked or deleted behind our back;
+--   2. per group, walk the leases that expired: dead-letter messages that reached max deliveries
+--      or whose TTL passed, drop index entries of messages acked or deleted behind our back; and
+--      dead-letter the expired messages at the head of the group's backlog (not delivered yet);
 --   3. per group, a small slice of the pending list: drop references to deleted entries and index
 --      pending entries that no lease covers (delivered by other clients);
---   4. per group, delete consumers with nothing pending that have been idle past the limit;
+--   4. per group, delete consumers with nothing pending that have been idle past the limit, and
+--      reset each consumer's held count to what Redis says it holds;
 --   5. trim entries every group has acked (never one some group has not received or acked) that
 --      are older than the retention.
--- KEYS: stream, dlq, delayed, delayedData, config, ...groups: {lease, meta}
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, ...groups: {lease, meta}
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
@@ -18,7 +20,7 @@
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
 
-local stream, dlq = keys.stream, keys.dlq
+local stream, dlq, index = keys.stream, keys.dlq, keys.dlqIndex
 local now, budget = args.now, args.budget
 local exists = redis.call('EXISTS', keys.config)
 local cfg = load_config(keys.config, args.config)
@@ -45,6 +47,7 @@ end
 for gi, group in ipairs(args.groupNames) do
   local lease, meta = keys.groups[gi].lease, keys.groups[gi].meta
   if present[group] and work < budget then
+    held_ready(stream, group, meta)
     -- 2. Expired leases, from the score where the last sweep stopped.
     local from = redis.call('HGET', meta, 'sweep:lease') or '-inf'
     local limit = budget - work
@@ -58,11 +61,20 @@ for gi, group in ipairs(args.groupNames) do
       if #row == 0 then
         redis.call('ZREM', lease, id)
         redis.call('HDEL', meta, 'n:' .. id)
-      elseif tonumber(row[1][4]) >= max then
-        if retire(stream, dlq, lease, meta, group, id, tonumber(row[1][4]), now) then
-          dead = dead + 1
+      else
+        local holder, deliveries = row[1][2], tonumber(row[1][4])
+        if deliveries >= max then
+          if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
+            dead = dead + 1
+          else
+            deleted_refs = deleted_refs + 1
+          end
         else
-          deleted_refs = deleted_refs + 1
+          local fields = entry_fields(stream, id)
+          if fields and expired(fields, id, cfg, now) then
+            dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'expired', now, holder)
+            dead = dead + 1
+          end
         end
       end
     end
@@ -79,6 +91,40 @@ for gi, group in ipairs(args.groupNames) do
       redis.call('HSET', meta, 'sweep:lease', next_from)
     end
 
+    -- 2b. Expired messages at the head of the group's backlog (not delivered yet): read by a
+    -- consumer no client can name (names have no ':') and dead-lettered at once.
+    if work < budget then
+      local from_id = successor(present[group]['last-delivered-id'])
+      local stale = 0
+      local fresh = false
+      -- Small pages: without expired messages this costs one entry.
+      while from_id and not fresh and stale < AUDIT_SLICE and work < budget do
+        local page = math.min(16, AUDIT_SLICE - stale, budget - work)
+        local head = redis.call('XRANGE', stream, from_id, '+', 'COUNT', int(page))
+        for _, entry in ipairs(head) do
+          work = work + 1
+          if not expired(entry[2], entry[1], cfg, now) then
+            fresh = true
+            break
+          end
+          stale = stale + 1
+          from_id = successor(entry[1])
+        end
+        if #head < page then
+          break
+        end
+      end
+      if stale > 0 then
+        local reader = 'esq:sweep'
+        local read = redis.call('XREADGROUP', 'GROUP', group, reader, 'COUNT', int(stale), 'STREAMS', stream, '>')
+        for _, entry in ipairs(read and read[1][2] or {}) do
+          dead_letter(stream, dlq, index, lease, meta, group, entry[1], entry[2], 0, 'expired', now, nil)
+          dead = dead + 1
+        end
+        redis.call('XGROUP', 'DELCONSUMER', stream, group, reader)
+      end
+    end
+
     -- 3. A slice of the pending list: deleted entries and entries no lease covers.
     if work < budget then
       local cursor = redis.call('HGET', meta, 'sweep:pel') or '-'
@@ -89,8 +135,7 @@ for gi, group in ipairs(args.groupNames) do
         work = work + 1
         if not entry_fields(stream, id) then
           redis.call('XACK', stream, group, id)
-          redis.call('ZREM', lease, id)
-          redis.call('HDEL', meta, 'n:' .. id)
+          forget(lease, meta, id, row[2])
           deleted_refs = deleted_refs + 1
         elseif not redis.call('ZSCORE', lease, id) then
           -- Delivered by another client: lease it from when Redis says it was delivered.
@@ -114,6 +159,12 @@ for gi, group in ipairs(args.groupNames) do
       for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', stream, group)) do
         local info = kv(c)
         work = work + 1
+        -- What Redis says each consumer holds resets its held count (healing any drift).
+        if info.pending > 0 then
+          redis.call('HSET', meta, 'h:' .. info.name, int(info.pending))
+        else
+          redis.call('HDEL', meta, 'h:' .. info.name)
+        end
         if info.pending == 0 then
           local seen = redis.call('HGET', meta, 's:' .. info.name)
           local idle = info.idle

@@ -1,0 +1,29 @@
+-- groups: the names of a queue's consumer groups (the sweep and deleteQueue need their keys), its
+-- partition count and its recurring schedules (which the sweep fires), read on partition 0.
+-- KEYS: stream, config, schedules
+-- ARGV: none
+-- Returns: partitions: int, schedules: {name: string, spec: string, last: int}[], ...names: string
+--   (schedules: each schedule's stored spec, JSON, and the last occurrence it fired, ms)
+-- @include common
+local schedules = {}
+local stored = redis.call('HGETALL', keys.schedules)
+for i = 1, #stored, 2 do
+  local name = stored[i]
+  if not string.find(name, ':', 1, true) then
+    local last = 0
+    for j = 1, #stored, 2 do
+      if stored[j] == name .. ':last' then
+        last = tonumber(stored[j + 1]) or 0
+      end
+    end
+    schedules[#schedules + 1] = { name, stored[i + 1], last }
+  end
+end
+local out = { 'ok', stored_partitions(keys.config), schedules }
+if redis.call('EXISTS', keys.stream) == 0 then
+  return out
+end
+for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
+  out[#out + 1] = g[2]
+end
+return out

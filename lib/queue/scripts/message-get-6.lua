@@ -1,0 +1,130 @@
+-- message-get: one message and where it is, in one partition: a delayed token answers the waiting
+-- message and when it is due; a stream id answers the entry and, per group, whether it waits, is
+-- pending (holder, deliveries, lease expiry or retry time) or acked, and which groups dead-lettered
+-- it (from the dead-letter index); an id no longer in the stream answers its dead letters; a dead
+-- letter's own id answers that dead letter. Groups' lease and meta keys are named from
+-- `groupPrefix` (`<partition base>:g:`), the one script that derives keys itself: they share the
+-- partition's hash tag, so it still touches one slot, and the lookup needs no prior call for the
+-- group names.
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config
+-- ARGV: id, now: int, groupPrefix, config: json
+-- Returns: kind: 'stream' | 'delayed' | 'dead-lettered' | 'dead-letter' | 'none', fields: fields,
+--   deliverAt: int, partitions: int, deadLetters: {id: string, fields: fields}[],
+--   ...groups: {name: string, state: string, consumer: string, deliveries: int, eligibleAt: int,
+--   retrying: flag, deadLetter: string}
+--   (kind 'dead-lettered': the id is no longer in the stream but dead letters of it are;
+--   'dead-letter': the id is a dead letter's own; state: waiting | pending | acked | dead-lettered)
+-- Errors: QUEUE_NOT_FOUND
+-- @include common
+
+local id, now = args.id, args.now
+if redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
+  return { 'QUEUE_NOT_FOUND' }
+end
+local partitions = stored_partitions(keys.config)
+
+if string.sub(id, 1, 8) == 'delayed-' then
+  local v = redis.call('HMGET', keys.delayedData, id .. ':b', id .. ':a', id .. ':t', id .. ':x')
+  local due = redis.call('ZSCORE', keys.delayed, id)
+  if not v[1] or not due then
+    return { 'ok', 'none', {}, 0, partitions, {} }
+  end
+  local fields = { 'body', v[1] }
+  if v[2] then
+    fields[#fields + 1] = 'attributes'
+    fields[#fields + 1] = v[2]
+  end
+  fields[#fields + 1] = 'enqueuedAt'
+  fields[#fields + 1] = v[3] or '0'
+  if v[4] then
+    fields[#fields + 1] = 'expiresAt'
+    fields[#fields + 1] = v[4]
+  end
+  return { 'ok', 'delayed', fields, tonumber(due), partitions, {} }
+end
+
+local groups = {}
+if redis.call('EXISTS', keys.stream) == 1 then
+  groups = redis.call('XINFO', 'GROUPS', keys.stream)
+end
+local cfg = load_config(keys.config, args.config)
+local fields = entry_fields(keys.stream, id)
+local letters = {}
+local rows = {}
+local function letter_of(group)
+  local dlq_id = redis.call('HGET', keys.dlqIndex, id .. '|' .. group)
+  if not dlq_id then
+    return nil
+  end
+  local found = redis.call('XRANGE', keys.dlq, dlq_id, dlq_id)
+  if #found == 0 then
+    return nil
+  end
+  letters[#letters + 1] = { dlq_id, found[1][2] }
+  return dlq_id
+end
+
+for _, g in ipairs(groups) do
+  local info = kv(g)
+  local name = info.name
+  local row = nil
+  if fields then
+    local pending = redis.call('XPENDING', keys.stream, name, id, id, '1')
+    if #pending > 0 then
+      local lease = args.groupPrefix .. name .. ':lease'
+      local meta = args.groupPrefix .. name .. ':meta'
+      local deliveries = tonumber(pending[1][4])
+      local score = tonumber(redis.call('ZSCORE', lease, id))
+      local retrying = redis.call('HEXISTS', meta, 'n:' .. id) == 1
+      local eligible
+      if score then
+        eligible = score
+        if not retrying and score <= now and deliveries < cfg.maxDeliveries then
+          local wait = backoff(cfg, deliveries)
+          if wait > 0 then
+            eligible = score + wait
+            retrying = true
+          end
+        end
+      else
+        eligible = now - tonumber(pending[1][3]) + cfg.visibilityTimeoutMs
+      end
+      row = { name, 'pending', pending[1][2], deliveries, int(eligible), retrying and 1 or 0, '' }
+    elseif not id_less(info['last-delivered-id'], id) then
+      local dlq_id = letter_of(name)
+      if dlq_id then
+        row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id }
+      else
+        row = { name, 'acked', '', 0, 0, 0, '' }
+      end
+    else
+      row = { name, 'waiting', '', 0, 0, 0, '' }
+    end
+  else
+    local dlq_id = letter_of(name)
+    if dlq_id then
+      row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id }
+    end
+  end
+  if row then
+    rows[#rows + 1] = row
+  end
+end
+
+local out
+if fields then
+  out = { 'ok', 'stream', fields, 0, partitions, letters }
+elseif #letters > 0 then
+  out = { 'ok', 'dead-lettered', letters[1][2], 0, partitions, letters }
+else
+  -- A dead letter's own id; else nothing (never there, trimmed, or dead-lettered before the index).
+  local own = redis.call('XRANGE', keys.dlq, id, id)
+  if #own > 0 then
+    return { 'ok', 'dead-letter', own[1][2], 0, partitions, { { id, own[1][2] } } }
+  end
+  return { 'ok', 'none', {}, 0, partitions, {} }
+end
+for _, row in ipairs(rows) do
+  out[#out + 1] = row
+end
+return out

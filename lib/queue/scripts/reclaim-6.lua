@@ -1,0 +1,83 @@
+-- reclaim: the explicit XAUTOCLAIM of the Redis docs — walks the pending list from `cursor`,
+-- takes messages idle at least minIdleMs for this consumer (an expired lease only once the retry
+-- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
+-- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end. Idle time comes from the lease index
+-- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
+-- KEYS: stream, dlq, dlqIndex, config, lease, meta
+-- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
+-- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
+--   ...messages: {id: string, deliveries: int, fields: fields}
+-- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
+-- @include common
+
+local stream, dlq, index, lease, meta = keys.stream, keys.dlq, keys.dlqIndex, keys.lease, keys.meta
+local group, consumer = args.group, args.consumer
+local now, min_idle, count = args.now, args.minIdleMs, args.count
+if not group_exists(stream, group) then
+  return missing_group(keys.stream, keys.config)
+end
+local cfg = load_config(keys.config, args.config)
+local vt = cfg.visibilityTimeoutMs
+redis.call('HSET', meta, 's:' .. consumer, int(now))
+held_ready(stream, group, meta)
+local rows = redis.call('XPENDING', stream, group, args.cursor, '+', int(count))
+local out = { 'ok', '0-0', 0, {}, stored_partitions(keys.config) }
+local leased = {}
+for _, row in ipairs(rows) do
+  local id, holder, deliveries = row[1], row[2], tonumber(row[4])
+  local score = tonumber(redis.call('ZSCORE', lease, id))
+  local idle
+  if score then
+    idle = now - (score - vt)
+  else
+    idle = tonumber(row[3])
+  end
+  local nacked = redis.call('HGET', meta, 'n:' .. id)
+  local eligible = idle >= min_idle and not (nacked and (score or 0) > now)
+  if eligible and not nacked and score and score <= now and deliveries < cfg.maxDeliveries then
+    -- An expired lease waits out the retry backoff from its expiry, as consume has it.
+    local wait = backoff(cfg, deliveries)
+    if score + wait > now then
+      redis.call('ZADD', lease, int(score + wait), id)
+      redis.call('HSET', meta, 'n:' .. id, int(score + wait))
+      eligible = false
+    end
+  end
+  if eligible then
+    if deliveries >= cfg.maxDeliveries then
+      if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
+        out[3] = out[3] + 1
+      else
+        table.insert(out[4], id)
+      end
+    else
+      local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
+      if #claimed == 0 then
+        forget(lease, meta, id, holder)
+        table.insert(out[4], id)
+      else
+        held_add(meta, holder, -1)
+        held_add(meta, consumer, 1)
+        if expired(claimed[1][2], id, cfg, now) then
+          dead_letter(stream, dlq, index, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
+          out[3] = out[3] + 1
+        else
+          out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
+          leased[#leased + 1] = id
+        end
+      end
+    end
+  end
+end
+-- Like XAUTOCLAIM: 0-0 once the scan reached the end of the pending list, else where to go on.
+if #rows >= count then
+  local after = successor(rows[#rows][1])
+  if after and #redis.call('XPENDING', stream, group, after, '+', '1') > 0 then
+    out[2] = after
+  end
+end
+for _, id in ipairs(leased) do
+  redis.call('ZADD', lease, int(now + vt), id)
+  redis.call('HDEL', meta, 'n:' .. id)
+end
+return out
