@@ -20,19 +20,20 @@ local now = args.now
 if not group_exists(stream, group) then
   return missing_group(keys.stream, keys.config)
 end
-local cfg = load_config(keys.config, args.config)
+-- The config, the partition count and the pause flags in one HMGET.
+local cfg, record = load_record(keys.config, args.config, { 'partitions', 'paused', 'paused:' .. group })
 local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
+local partitions = tonumber(record.partitions) or 1
 redis.call('HSET', meta, 's:' .. consumer, int(now))
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.
-local paused = redis.call('HMGET', keys.config, 'paused', 'paused:' .. group)
-if paused[1] or paused[2] then
-  return { 'ok', 0, stored_partitions(keys.config), -1, last_id(stream), last_id(keys.wake) }
+if record.paused or record['paused:' .. group] then
+  return { 'ok', 0, partitions, -1, last_id(stream), last_id(keys.wake) }
 end
 
 -- The in-flight cap counts what this consumer already holds: its held count, O(1).
 held_ready(stream, group, meta)
 local n = math.min(args.count, cfg.maxInFlightPerConsumer - held_count(meta, consumer))
-local out = { 'ok', 0, stored_partitions(keys.config), -1, '', '' }
+local out = { 'ok', 0, partitions, -1, '', '' }
 if n <= 0 then
   return out
 end
