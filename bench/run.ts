@@ -17,6 +17,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   client: () => import('./client.ts'),
   cluster: () => import('./cluster.ts'),
   idle: () => import('./idle.ts'),
+  policies: () => import('./policies.ts'),
 };
 
 const filter = process.argv[2];
