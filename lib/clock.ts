@@ -27,3 +27,17 @@ export function createManualClock(start = 1_700_000_000_000): ManualClock {
     },
   };
 }
+
+/** Waits `ms` on a timer; an aborted signal ends the wait at once (it resolves, never rejects). */
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

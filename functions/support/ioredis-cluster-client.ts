@@ -150,7 +150,7 @@ export function createIoredisClusterClient(
 }
 
 /** CRC16/XMODEM (poly 0x1021, init 0), the checksum Redis Cluster hashes keys with. */
-function crc16(bytes: Uint8Array): number {
+export function crc16(bytes: Uint8Array): number {
   let crc = 0;
   for (const byte of bytes) {
     crc ^= byte << 8;
@@ -161,7 +161,7 @@ function crc16(bytes: Uint8Array): number {
 }
 
 /** The key's slot: the hash tag's content when the key has a non-empty `{...}`, else the whole key. */
-function keySlot(key: string): number {
+export function keySlot(key: string): number {
   const open = key.indexOf('{');
   let hashed = key;
   if (open !== -1) {

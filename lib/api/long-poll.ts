@@ -7,7 +7,7 @@
  * polls with exponential backoff as before, until something arrives, the time is up, or the
  * client disconnects.
  */
-import type { Clock } from '../clock.ts';
+import { type Clock, sleepFor } from '../clock.ts';
 import type { WaitOutcome } from '../queue/watch.ts';
 import type { Sleep } from './context.ts';
 
@@ -74,14 +74,4 @@ export function pollUntilNonEmpty<T>(attempt: () => Promise<T[]>, options: PollO
 }
 
 /** The real sleep, on timers; aborting resolves it at once. */
-export const timerSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+export const timerSleep: Sleep = sleepFor;

@@ -17,7 +17,7 @@
  * that: a watch is dropped when its read ends with no waiter left (at once when a client leaves),
  * so handlers stay stateless between requests.
  */
-import type { Clock } from '../clock.ts';
+import { type Clock, sleepFor } from '../clock.ts';
 import type { RedisClient } from '../redis/client.ts';
 
 export interface WatchPoint {
@@ -92,17 +92,7 @@ const EARLY_MS = 50;
 
 const localNow = (): number => performance.now();
 
-const timerPause: Pause = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+const timerPause: Pause = sleepFor;
 
 /**
  * @example

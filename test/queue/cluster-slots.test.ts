@@ -3,30 +3,9 @@
  * cluster slot, across a full queue lifecycle, and the calls cover every script.
  */
 import { expect, it } from 'vitest';
+import { crc16, keySlot } from '../../functions/support/ioredis-cluster-client.ts';
 import { scripts } from '../../lib/queue/scripts.generated.ts';
 import { onEveryBackend } from './support/suite.ts';
-
-/** CRC16/XMODEM (poly 0x1021, init 0), the checksum Redis Cluster hashes keys with. */
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** The key's slot: the hash tag's content when the key has a non-empty `{...}`, else the whole key. */
-function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  let hashed = key;
-  if (open !== -1) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) hashed = key.slice(open + 1, close);
-  }
-  return crc16(new TextEncoder().encode(hashed)) % 16384;
-}
 
 it('computes the slots Redis Cluster documents', () => {
   expect(crc16(new TextEncoder().encode('123456789'))).toBe(0x31c3);
