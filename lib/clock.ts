@@ -28,7 +28,10 @@ export function createManualClock(start = 1_700_000_000_000): ManualClock {
   };
 }
 
-/** Waits `ms` on a timer; an aborted signal ends the wait at once (it resolves, never rejects). */
+/**
+ * Waits `ms` on a timer (setTimeout only, so every runtime has it); an aborted signal ends the
+ * wait at once, an already aborted one at the start (it resolves, never rejects).
+ */
 export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal?.aborted === true) return resolve();
@@ -37,7 +40,7 @@ export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, Math.max(0, ms));
     signal?.addEventListener('abort', done, { once: true });
   });
 }
