@@ -64,21 +64,13 @@ for i = 1, #due, 2 do
       redis.call('ZADD', lease, int(score + wait), id)
       redis.call('HSET', meta, 'n:' .. id, int(score + wait))
     else
-      local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
-      if #claimed == 0 then
-        -- XCLAIM drops a PEL entry whose stream entry is gone.
-        forget(lease, meta, id, holder)
-      else
-        held_add(meta, holder, -1)
-        held_add(meta, consumer, 1)
-        if expired(claimed[1][2], id, cfg, now) then
-          dead_letter(stream, dlq, index, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
-          out[2] = out[2] + 1
-        else
-          out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
-          leased[#leased + 1] = id
-          n = n - 1
-        end
+      local taken = take_over(stream, dlq, index, lease, meta, group, consumer, id, holder, deliveries, cfg, now)
+      if taken == 'expired' then
+        out[2] = out[2] + 1
+      elseif taken ~= 'gone' then
+        out[#out + 1] = { id, deliveries + 1, taken }
+        leased[#leased + 1] = id
+        n = n - 1
       end
     end
   end

@@ -51,20 +51,14 @@ for _, row in ipairs(rows) do
         table.insert(out[4], id)
       end
     else
-      local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
-      if #claimed == 0 then
-        forget(lease, meta, id, holder)
+      local taken = take_over(stream, dlq, index, lease, meta, group, consumer, id, holder, deliveries, cfg, now)
+      if taken == 'gone' then
         table.insert(out[4], id)
+      elseif taken == 'expired' then
+        out[3] = out[3] + 1
       else
-        held_add(meta, holder, -1)
-        held_add(meta, consumer, 1)
-        if expired(claimed[1][2], id, cfg, now) then
-          dead_letter(stream, dlq, index, lease, meta, group, id, claimed[1][2], deliveries, 'expired', now, consumer)
-          out[3] = out[3] + 1
-        else
-          out[#out + 1] = { id, deliveries + 1, claimed[1][2] }
-          leased[#leased + 1] = id
-        end
+        out[#out + 1] = { id, deliveries + 1, taken }
+        leased[#leased + 1] = id
       end
     end
   end

@@ -303,6 +303,26 @@ local function expired(fields, id, cfg, now)
   return at ~= nil and at <= now
 end
 
+-- Moves pending message `id` (delivered `deliveries` times) from `holder` to `consumer` and
+-- answers its fields; or 'gone' when its entry was deleted (only the reference is dropped), or
+-- 'expired' when its TTL has passed (dead-lettered instead of delivered).
+local function take_over(stream, dlq, index, lease, meta, group, consumer, id, holder, deliveries, cfg, now)
+  local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
+  if #claimed == 0 then
+    -- XCLAIM drops a PEL entry whose stream entry is gone.
+    forget(lease, meta, id, holder)
+    return 'gone'
+  end
+  held_add(meta, holder, -1)
+  held_add(meta, consumer, 1)
+  local fields = claimed[1][2]
+  if expired(fields, id, cfg, now) then
+    dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'expired', now, consumer)
+    return 'expired'
+  end
+  return fields
+end
+
 -- Moves delayed messages that are due into the stream, oldest first, at most `limit` of them.
 local function promote(stream, delayed, data, now, limit)
   if limit <= 0 then
