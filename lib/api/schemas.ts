@@ -125,6 +125,11 @@ export const MessageInputSchema = z
       description:
         'Messages with the same key go to the same partition of a partitioned queue and keep their order there',
     }),
+    groupKey: text(LENGTH_RULES.groupKey, 'groupKey').optional().openapi({
+      description:
+        "Ordered message groups: within each consumer group, a message with this key is delivered only while fewer than the queue's maxInFlightPerKey (default 1) earlier messages of the key are in flight, in produce order, and keys take turns so a busy key cannot starve the others. The key is also the message's partition key: a partitionKey, if given, must equal it",
+      example: 'customer-42',
+    }),
   })
   .strict()
   .openapi('MessageInput');
@@ -142,6 +147,7 @@ export const MessageSchema = z
     attributes: z.record(z.string(), z.string()),
     deliveries: z.number().int(),
     enqueuedAt: z.number().int(),
+    groupKey: z.string().optional().openapi({ description: 'Its groupKey, when it was produced with one' }),
     fields: z.record(z.string(), z.string()).optional(),
   })
   .openapi('Message');
@@ -164,6 +170,17 @@ export const GroupStatsSchema = z
     consumers: z.number().int(),
     oldestPendingAgeMs: z.number().nullable(),
     lastDeliveredId: z.string(),
+    keyedWaiting: z.number().int().openapi({
+      description:
+        "Grouped messages (with a groupKey) in their key's line, not delivered yet: waiting for their key's turn or blocked behind an earlier message of the key (not counted in lag)",
+    }),
+    waitingKeys: z.number().int().openapi({ description: 'Group keys with waiting messages' }),
+    oldestWaitingKey: z
+      .object({ groupKey: z.string(), id: z.string(), ageMs: z.number().int() })
+      .nullable()
+      .openapi({
+        description: 'The key whose next waiting message is the oldest, with that message; null when none waits',
+      }),
   })
   .openapi('GroupStats');
 export const QueueStatsSchema = z
@@ -283,6 +300,7 @@ export const DeadLetterSchema = z
     body: z.unknown(),
     attributes: z.record(z.string(), z.string()),
     enqueuedAt: z.number().int(),
+    groupKey: z.string().optional(),
     fields: z.record(z.string(), z.string()).optional(),
     deadLetteredFrom: z.string(),
     group: z.string(),
@@ -300,9 +318,12 @@ export const MessageParams = QueueParams.extend({
 export const MessageGroupStateSchema = z
   .object({
     group: z.string(),
-    state: z.enum(['waiting', 'pending', 'acked', 'dead-lettered']).openapi({
+    state: z.enum(['waiting', 'blocked', 'pending', 'acked', 'dead-lettered']).openapi({
       description:
-        'waiting: not delivered to the group yet; pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)',
+        "waiting: not delivered to the group yet (a grouped message: the next of its key to go); blocked: a grouped message waiting behind an earlier message of its key (blockedBy); pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)",
+    }),
+    blockedBy: z.string().optional().openapi({
+      description: "blocked: the id of its key's head, the earliest message of the key the group has not finished",
     }),
     consumer: z.string().optional().openapi({ description: 'pending: the consumer that holds it' }),
     deliveries: z.number().int().optional(),
@@ -323,6 +344,7 @@ export const MessageLookupSchema = z
     body: z.unknown(),
     attributes: z.record(z.string(), z.string()),
     enqueuedAt: z.number().int(),
+    groupKey: z.string().optional(),
     fields: z.record(z.string(), z.string()).optional(),
     deliverAt: z.number().int().optional(),
     groups: z.array(MessageGroupStateSchema),

@@ -1,6 +1,7 @@
 /**
  * Turns stream entries (flat field lists) into `Message` and `DeadLetter` values. Entries this
- * queue wrote have exactly `body`, `enqueuedAt` and maybe `attributes`; anything else — written by
+ * queue wrote have exactly `body`, `enqueuedAt` and maybe `attributes`, `expiresAt` and
+ * `groupKey`; anything else — written by
  * another client, not JSON, nested deeper than the queue accepts, attributes that are not an
  * object of strings — is delivered as raw `fields` (body null), so no entry can fail a read.
  */
@@ -8,6 +9,9 @@ import { JSON_DEPTH_RULE, jsonNestsDeeperThan } from './rules.ts';
 import type { DeadLetter, Message } from './types.ts';
 
 const DLQ_FIELDS = ['dlq.from', 'dlq.group', 'dlq.deliveries', 'dlq.reason', 'dlq.at'] as const;
+
+/** The fields of an entry this queue wrote (`groupKey` only for a message produced with one). */
+const OWN_FIELDS = new Set(['body', 'enqueuedAt', 'attributes', 'expiresAt', 'groupKey']);
 
 /** A field named `__proto__` is data here, so every field is defined, never assigned. */
 function toFields(flat: readonly string[]): Record<string, string> {
@@ -52,9 +56,8 @@ export function decodeMessage(id: string, flat: readonly string[], deliveries: n
     fields.body !== undefined &&
     fields.enqueuedAt !== undefined &&
     /^-?\d+$/.test(fields.enqueuedAt) &&
-    names.every(
-      (name) => name === 'body' || name === 'enqueuedAt' || name === 'attributes' || name === 'expiresAt',
-    );
+    names.every((name) => OWN_FIELDS.has(name)) &&
+    (fields.groupKey === undefined || fields.groupKey !== '');
   if (ours) {
     const body = parseJson(fields.body as string);
     const attributes = fields.attributes === undefined ? { value: {} } : parseJson(fields.attributes);
@@ -65,6 +68,7 @@ export function decodeMessage(id: string, flat: readonly string[], deliveries: n
         attributes: attributes.value,
         deliveries,
         enqueuedAt: Number(fields.enqueuedAt),
+        ...(fields.groupKey === undefined ? {} : { groupKey: fields.groupKey }),
       };
     }
   }

@@ -32,6 +32,19 @@ export interface QueueKeys {
   lease(group: string): string;
   /** Per-group record: consumers' last-seen times, nack markers, sweep cursors. */
   groupMeta(group: string): string;
+  /**
+   * Per-group lines of grouped messages (sorted set, all scores 0, read by lex range): each key's
+   * unfinished messages in produce order (`k<key code>|<id code>`: those in flight first, then the
+   * waiting ones) and the waiting ones by id (`w<id code>|<key code>`). See docs/queue-design.md.
+   */
+  keyed(group: string): string;
+  /** Per-group round robin (sorted set): group key → its turn, for keys that may deliver now. */
+  turns(group: string): string;
+  /**
+   * Per-group hash of the key lines' counts: `f:<key>` in flight, `p:<key>` waiting, `k:<id>` the
+   * key of an in-flight message, `turn`, `waiting`, `waitingKeys`.
+   */
+  keyState(group: string): string;
   dedup(dedupId: string): string;
 }
 
@@ -72,6 +85,9 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         wake: `${base}:wake`,
         lease: (group) => `${base}:g:${group}:lease`,
         groupMeta: (group) => `${base}:g:${group}:meta`,
+        keyed: (group) => `${base}:g:${group}:keyed`,
+        turns: (group) => `${base}:g:${group}:turns`,
+        keyState: (group) => `${base}:g:${group}:keys`,
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,
       };
     },

@@ -138,6 +138,11 @@ export const LENGTH_RULES = {
   dedupId: { min: 1, max: 256 },
   /** Messages with the same partitionKey land in the same partition (in order, between growths). */
   partitionKey: { min: 1, max: 256 },
+  /**
+   * Messages with the same groupKey are delivered to a consumer group one at a time (up to
+   * maxInFlightPerKey), in produce order; the key is also their partition key.
+   */
+  groupKey: { min: 1, max: 128 },
   attributeKey: { min: 0, max: 256 },
 } as const;
 
@@ -284,6 +289,16 @@ export const CONFIG_FIELDS = {
     default: 1000,
     env: 'QUEUE_MAX_IN_FLIGHT',
     description: 'The most messages one consumer may hold at once.',
+  },
+  maxInFlightPerKey: {
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    unit: 'messages',
+    default: 1,
+    env: 'QUEUE_MAX_IN_FLIGHT_PER_KEY',
+    description:
+      'The most messages of one groupKey a consumer group has in flight at once. 1 (the default) delivers each key strictly in produce order, one after another; above 1, messages of a key are handed out in order but may be handled (and finish) concurrently, so order holds only up to that concurrency.',
   },
   retryBackoff: {
     kind: 'enum',

@@ -109,6 +109,24 @@ function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string }
   return { lease: k.lease(group), meta: k.groupMeta(group) };
 }
 
+/** A group's key lines (ordered message groups) as the scripts name them. */
+function keyLines(k: QueueKeys, group: string): { keyed: string; turns: string; keyState: string } {
+  return { keyed: k.keyed(group), turns: k.turns(group), keyState: k.keyState(group) };
+}
+
+/** A group's every key. */
+function allGroupKeys(k: QueueKeys, group: string) {
+  return { ...groupKeys(k, group), ...keyLines(k, group) };
+}
+
+/**
+ * `<partition base>:g:`: what the scripts that find groups themselves (XINFO GROUPS) name each
+ * group's keys from, as lib/queue/keys.ts does (`<prefix><group>:lease`, and so on).
+ */
+function groupPrefix(k: QueueKeys): string {
+  return k.lease('').slice(0, -':lease'.length);
+}
+
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 }
@@ -436,7 +454,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             delayedData: k.delayedData,
             config: k.config,
             schedules: k.schedules,
-            groups: names.map((group) => groupKeys(k, group)),
+            groups: names.map((group) => allGroupKeys(k, group)),
           },
           {},
         );
@@ -465,7 +483,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         const routed = new Map<number, { indexes: number[]; keyed: boolean }>();
         for (const i of waiting) {
           const message = encoded[i] as (typeof encoded)[number];
-          const key = message.partitionKey ?? message.dedupId;
+          // A group key is its messages' partition key (validation refuses a different partitionKey).
+          const key = message.groupKey ?? message.partitionKey ?? message.dedupId;
           const p = key === undefined ? spread : partitionOf(key, partitions);
           const batch = routed.get(p) ?? { indexes: [], keyed: false };
           batch.indexes.push(i);
@@ -485,6 +504,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                 delayMs: message.delayMs,
                 ttlMs: message.ttlMs,
                 dedupKey: message.dedupId === undefined ? 0 : dedup.length,
+                groupKey: message.groupKey ?? '',
               };
             });
             try {
@@ -492,6 +512,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                 scripts.produce,
                 {
                   stream: k.stream,
+                  dlq: k.dlq,
+                  dlqIndex: k.dlqIndex,
                   delayed: k.delayed,
                   delayedData: k.delayedData,
                   config: k.config,
@@ -505,6 +527,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                   create: p === 0 ? defaults.partitions : 0,
                   known: partitions,
                   keyed: batch.keyed ? 1 : 0,
+                  groupPrefix: groupPrefix(k),
                   messages,
                 },
               );
@@ -578,7 +601,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         const k = keysOf(queue, p);
         return run(
           scripts.groupCreate,
-          { stream: k.stream, config: k.config },
+          { stream: k.stream, config: k.config, ...keyLines(k, group) },
           { queue, group, start: partitionStart(start, p), create: p === 0 ? defaults.partitions : 0 },
         );
       };
@@ -596,7 +619,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         const k = keysOf(queue, p);
         return run(
           scripts.groupDelete,
-          { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+          { stream: k.stream, config: k.config, ...allGroupKeys(k, group) },
           { group },
           { subject: { queue, group } },
         );
@@ -634,7 +657,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
-              ...groupKeys(k, group),
+              ...allGroupKeys(k, group),
               wake: k.wake,
             },
             { group, consumer, count: n - out.length, now: now(), config: scriptDefaults },
@@ -693,7 +716,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const k = keysOf(queue, p);
           const { acked } = await run(
             scripts.ack,
-            { stream: k.stream, config: k.config, ...groupKeys(k, group) },
+            { stream: k.stream, config: k.config, ...allGroupKeys(k, group), wake: k.wake },
             { group, ids: raw },
             { subject: { queue, group } },
           );
@@ -791,7 +814,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
                 dlq: k.dlq,
                 dlqIndex: k.dlqIndex,
                 config: k.config,
-                ...groupKeys(k, group),
+                ...allGroupKeys(k, group),
+                wake: k.wake,
               },
               {
                 group,
@@ -995,7 +1019,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         return run(
           scripts.stats,
           { stream: k.stream, dlq: k.dlq, delayed: k.delayed, config: k.config },
-          { now: now(), names: names ? 1 : 0 },
+          { now: now(), names: names ? 1 : 0, groupPrefix: groupPrefix(k) },
           { subject: { queue } },
         );
       };
@@ -1022,11 +1046,20 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         let oldest: number | null = null;
         let lastDeliveredId = g0.lastDeliveredId;
         let lastSet = false;
+        let keyedWaiting = 0;
+        let waitingKeys = 0;
+        let oldestWaitingKey: GroupStats['oldestWaitingKey'] = null;
         const consumerNames = new Set<string>();
         for (const { p, reply } of parts) {
           const g = reply.groups.find((group) => group.name === g0.name);
           if (g === undefined) continue;
           pending += g.pending;
+          // A key lives in one partition, so keys and their messages add up.
+          keyedWaiting += g.keyedWaiting;
+          waitingKeys += g.waitingKeys;
+          if (g.oldestKeyId !== '' && (oldestWaitingKey === null || g.oldestKeyAgeMs > oldestWaitingKey.ageMs)) {
+            oldestWaitingKey = { groupKey: g.oldestKey, id: encodeId(g.oldestKeyId, p), ageMs: g.oldestKeyAgeMs };
+          }
           lag = lag === null || g.lag < 0 ? null : lag + g.lag;
           if (g.oldestPendingAgeMs >= 0) oldest = Math.max(oldest ?? 0, g.oldestPendingAgeMs);
           for (const name of g.consumerNames) consumerNames.add(name);
@@ -1044,6 +1077,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           consumers: partitions === 1 ? g0.consumers : consumerNames.size,
           oldestPendingAgeMs: oldest,
           lastDeliveredId,
+          keyedWaiting,
+          waitingKeys,
+          oldestWaitingKey,
         };
       });
       const sum = (field: 'length' | 'delayed' | 'deadLetters') =>
@@ -1132,7 +1168,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
               delayed: k.delayed,
               delayedData: k.delayedData,
               config: k.config,
-              groups: groupNames.map((group) => groupKeys(k, group)),
+              wake: k.wake,
+              groups: groupNames.map((group) => allGroupKeys(k, group)),
             },
             { queue, now: now(), budget, config: scriptDefaults, groupNames },
           );
@@ -1213,7 +1250,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
             {
               id: raw,
               now: now(),
-              groupPrefix: k.lease('').slice(0, -':lease'.length),
+              groupPrefix: groupPrefix(k),
               config: scriptDefaults,
             },
             { subject: { queue } },
@@ -1235,6 +1272,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         body: source.body,
         attributes: source.attributes,
         enqueuedAt: source.enqueuedAt,
+        ...(source.groupKey === undefined ? {} : { groupKey: source.groupKey }),
         ...(source.fields === undefined ? {} : { fields: source.fields }),
       };
       const groups: MessageGroupState[] = reply.groups.map((g) => {
@@ -1250,6 +1288,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         }
         if (g.state === 'dead-lettered') {
           return { group: g.name, state: 'dead-lettered', deadLetterId: encodeId(g.deadLetter, p) };
+        }
+        if (g.state === 'blocked') {
+          return { group: g.name, state: 'blocked', blockedBy: encodeId(g.blockedBy, p) };
         }
         return { group: g.name, state: g.state === 'waiting' ? 'waiting' : 'acked' };
       });
@@ -1429,7 +1470,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           const kp = keysOf(queue, p);
           return run(
             scripts.groupDelete,
-            { stream: kp.stream, config: kp.config, ...groupKeys(kp, group) },
+            { stream: kp.stream, config: kp.config, ...allGroupKeys(kp, group) },
             { group },
           );
         }),

@@ -28,6 +28,14 @@ export interface MessageInput {
    * message goes where its dedupId hashes to, else to the partition this produce call rotates to.
    */
   partitionKey?: string;
+  /**
+   * Ordered message groups: within each consumer group, a message with this key is delivered
+   * only once no earlier message of the key is in flight (at most maxInFlightPerKey of a key at
+   * once, 1 by default), in produce order, and keys take turns (round robin) so a busy key cannot
+   * starve the others. The key is also the message's partition key (a partitionKey, if given,
+   * must equal it).
+   */
+  groupKey?: string;
 }
 
 export interface Message {
@@ -43,6 +51,8 @@ export interface Message {
   deliveries: number;
   /** When it was produced (ms since the epoch); for foreign entries, the id's time part. */
   enqueuedAt: number;
+  /** The message's groupKey, when it was produced with one. */
+  groupKey?: string;
   /** Present for entries written to the stream by other clients: their raw fields. */
   fields?: Record<string, string>;
 }
@@ -60,10 +70,14 @@ export interface DeadLetter extends Omit<Message, 'deliveries'> {
 export interface MessageGroupState {
   group: string;
   /**
-   * `waiting`: not delivered to the group yet; `pending`: delivered and not acked; `acked`: done
-   * (or never to be delivered: a group created after it); `dead-lettered`: moved to the DLQ.
+   * `waiting`: not delivered to the group yet (for a grouped message: the next of its key to go);
+   * `blocked`: a grouped message waiting behind an earlier message of its key (`blockedBy`);
+   * `pending`: delivered and not acked; `acked`: done (or never to be delivered: a group created
+   * after it); `dead-lettered`: moved to the DLQ.
    */
-  state: 'waiting' | 'pending' | 'acked' | 'dead-lettered';
+  state: 'waiting' | 'blocked' | 'pending' | 'acked' | 'dead-lettered';
+  /** Blocked: the id of its key's head, the earliest message of the key the group has not finished. */
+  blockedBy?: string;
   /** Pending: the consumer that holds it. */
   consumer?: string;
   /** Pending: deliveries so far. */
@@ -92,6 +106,8 @@ export interface MessageLookup {
   fields?: Record<string, string>;
   /** Delayed: when it is due. */
   deliverAt?: number;
+  /** The message's groupKey, when it was produced with one. */
+  groupKey?: string;
   groups: MessageGroupState[];
   deadLetters: DeadLetter[];
 }
@@ -107,6 +123,16 @@ export interface GroupStats {
   /** Age of the longest-held pending message in ms; null when nothing is pending. */
   oldestPendingAgeMs: number | null;
   lastDeliveredId: string;
+  /**
+   * Grouped messages (produced with a groupKey) the group has taken into their key's line and not
+   * delivered yet: waiting for their key's turn or blocked behind an earlier message of the key.
+   * They are not in `lag` (which counts entries the group has not read at all).
+   */
+  keyedWaiting: number;
+  /** How many group keys have waiting messages. */
+  waitingKeys: number;
+  /** The key whose next waiting message is the oldest, with that message; null when none waits. */
+  oldestWaitingKey: { groupKey: string; id: string; ageMs: number } | null;
 }
 
 export interface QueueStats {

@@ -100,10 +100,19 @@ export interface EncodedMessage {
   ttlMs: number;
   dedupId: string | undefined;
   partitionKey: string | undefined;
+  groupKey: string | undefined;
 }
 
 const encoder = new TextEncoder();
-const MESSAGE_FIELDS = new Set(['body', 'attributes', 'delayMs', 'ttlMs', 'dedupId', 'partitionKey']);
+const MESSAGE_FIELDS = new Set([
+  'body',
+  'attributes',
+  'delayMs',
+  'ttlMs',
+  'dedupId',
+  'partitionKey',
+  'groupKey',
+]);
 
 export function encodeMessages(messages: unknown, limits: Limits): EncodedMessage[] {
   const { min, max } = CALL_RULES.batch;
@@ -149,7 +158,14 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
   const ttlMs = input.ttlMs === undefined ? 0 : checkInt(input.ttlMs, 'ttlMs', CALL_RULES.ttlMs);
   const dedupId = checkText(input.dedupId, index, 'dedupId', LENGTH_RULES.dedupId);
   const partitionKey = checkText(input.partitionKey, index, 'partitionKey', LENGTH_RULES.partitionKey);
-  return { body, attributes, delayMs, ttlMs, dedupId, partitionKey };
+  const groupKey = checkText(input.groupKey, index, 'groupKey', LENGTH_RULES.groupKey);
+  // A group key is its messages' partition key: one key's messages always share a partition.
+  if (groupKey !== undefined && partitionKey !== undefined && partitionKey !== groupKey) {
+    invalid(`message ${index} partitionKey must equal its groupKey (the group key is the partition key)`, {
+      index,
+    });
+  }
+  return { body, attributes, delayMs, ttlMs, dedupId, partitionKey, groupKey };
 }
 
 function checkText(

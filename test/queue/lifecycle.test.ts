@@ -288,6 +288,9 @@ onEveryBackend('lifecycle', (make) => {
           consumers: 1,
           oldestPendingAgeMs: 2500,
           lastDeliveredId: got[0]?.id,
+          keyedWaiting: 0,
+          waitingKeys: 0,
+          oldestWaitingKey: null,
         },
       ],
     });
@@ -306,6 +309,7 @@ onEveryBackend('lifecycle', (make) => {
       consumerIdleMs: 3_600_000,
       partitions,
       maxInFlightPerConsumer: 1000,
+      maxInFlightPerKey: 1,
       retryBackoff: 'none',
       retryDelayMs: 1000,
       retryMaxDelayMs: 3_600_000,

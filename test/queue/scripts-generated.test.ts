@@ -42,6 +42,9 @@ it('sends a script only the config fields it reads, and the script looks up only
     config: 'c',
     lease: 'l',
     meta: 'm',
+    keyed: 'k',
+    turns: 't',
+    keyState: 'ks',
     wake: 'w',
   };
   const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };

@@ -2,20 +2,22 @@
 -- message and when it is due; a stream id answers the entry and, per group, whether it waits, is
 -- pending (holder, deliveries, lease expiry or retry time) or acked, and which groups dead-lettered
 -- it (from the dead-letter index); an id no longer in the stream answers its dead letters; a dead
--- letter's own id answers that dead letter. Groups' lease and meta keys are named from
--- `groupPrefix` (`<partition base>:g:`), the one script that derives keys itself: they share the
--- partition's hash tag, so it still touches one slot, and the lookup needs no prior call for the
--- group names.
+-- letter's own id answers that dead letter. A grouped message a group has taken into its key's
+-- line is waiting (the next of its key to go) or blocked behind its key's head. Groups' keys are
+-- named from `groupPrefix` (`<partition base>:g:`, see group_named): they share the partition's
+-- hash tag, so it still touches one slot, and the lookup needs no prior call for the group names.
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config
 -- ARGV: id, now: int, groupPrefix, config: json
 -- Returns: kind: 'stream' | 'delayed' | 'dead-lettered' | 'dead-letter' | 'none', fields: fields,
 --   deliverAt: int, partitions: int, deadLetters: {id: string, fields: fields}[],
 --   ...groups: {name: string, state: string, consumer: string, deliveries: int, eligibleAt: int,
---   retrying: flag, deadLetter: string}
+--   retrying: flag, deadLetter: string, blockedBy: string}
 --   (kind 'dead-lettered': the id is no longer in the stream but dead letters of it are;
---   'dead-letter': the id is a dead letter's own; state: waiting | pending | acked | dead-lettered)
+--   'dead-letter': the id is a dead letter's own; state: waiting | blocked | pending | acked |
+--   dead-lettered; blockedBy: a blocked message's key head)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
+-- @include delivery
 
 local id, now = args.id, args.now
 if redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
@@ -24,7 +26,7 @@ end
 local partitions = stored_partitions(keys.config)
 
 if string.sub(id, 1, 8) == 'delayed-' then
-  local v = redis.call('HMGET', keys.delayedData, id .. ':b', id .. ':a', id .. ':t', id .. ':x')
+  local v = redis.call('HMGET', keys.delayedData, id .. ':b', id .. ':a', id .. ':t', id .. ':x', id .. ':g')
   local due = redis.call('ZSCORE', keys.delayed, id)
   if not v[1] or not due then
     return { 'ok', 'none', {}, 0, partitions, {} }
@@ -40,6 +42,10 @@ if string.sub(id, 1, 8) == 'delayed-' then
     fields[#fields + 1] = 'expiresAt'
     fields[#fields + 1] = v[4]
   end
+  if v[5] then
+    fields[#fields + 1] = 'groupKey'
+    fields[#fields + 1] = v[5]
+  end
   return { 'ok', 'delayed', fields, tonumber(due), partitions, {} }
 end
 
@@ -49,6 +55,27 @@ if redis.call('EXISTS', keys.stream) == 1 then
 end
 local cfg = load_config(keys.config, args.config)
 local fields = entry_fields(keys.stream, id)
+local group_key = fields and group_key_of(fields)
+
+-- Where a grouped message the group moved past stands in its key's line: nil when it is not
+-- there (finished, or never taken in), else 'waiting' (the next of its key to go) or 'blocked'
+-- and the key's head.
+local function line_state(g)
+  local code, kc = id_code(id), key_code(group_key)
+  if not redis.call('ZSCORE', g.keyed, waiting_member(code, kc)) then
+    return nil
+  end
+  local low, high = line_range(kc)
+  local in_flight = tonumber(redis.call('HGET', g.state, 'f:' .. group_key)) or 0
+  local head = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', '0', '1')[1]
+  if in_flight < cfg.maxInFlightPerKey then
+    local next_ = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(in_flight), '1')[1]
+    if next_ == line_member(kc, code) then
+      return 'waiting', ''
+    end
+  end
+  return 'blocked', code_id(string.sub(head, -41))
+end
 local letters = {}
 local rows = {}
 local function letter_of(group)
@@ -71,8 +98,8 @@ for _, g in ipairs(groups) do
   if fields then
     local pending = redis.call('XPENDING', keys.stream, name, id, id, '1')
     if #pending > 0 then
-      local lease = args.groupPrefix .. name .. ':lease'
-      local meta = args.groupPrefix .. name .. ':meta'
+      local named = group_named(name, keys, args.groupPrefix)
+      local lease, meta = named.lease, named.meta
       local deliveries = tonumber(pending[1][4])
       local score = tonumber(redis.call('ZSCORE', lease, id))
       local retrying = redis.call('HEXISTS', meta, 'n:' .. id) == 1
@@ -89,21 +116,27 @@ for _, g in ipairs(groups) do
       else
         eligible = now - tonumber(pending[1][3]) + cfg.visibilityTimeoutMs
       end
-      row = { name, 'pending', pending[1][2], deliveries, int(eligible), retrying and 1 or 0, '' }
+      row = { name, 'pending', pending[1][2], deliveries, int(eligible), retrying and 1 or 0, '', '' }
     elseif not id_less(info['last-delivered-id'], id) then
-      local dlq_id = letter_of(name)
-      if dlq_id then
-        row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id }
+      local state, head = nil, nil
+      if group_key then
+        state, head = line_state(group_named(name, keys, args.groupPrefix))
+      end
+      local dlq_id = not state and letter_of(name)
+      if state then
+        row = { name, state, '', 0, 0, 0, '', head }
+      elseif dlq_id then
+        row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id, '' }
       else
-        row = { name, 'acked', '', 0, 0, 0, '' }
+        row = { name, 'acked', '', 0, 0, 0, '', '' }
       end
     else
-      row = { name, 'waiting', '', 0, 0, 0, '' }
+      row = { name, 'waiting', '', 0, 0, 0, '', '' }
     end
   else
     local dlq_id = letter_of(name)
     if dlq_id then
-      row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id }
+      row = { name, 'dead-lettered', '', 0, 0, 0, dlq_id, '' }
     end
   end
   if row then

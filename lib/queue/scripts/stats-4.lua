@@ -1,13 +1,17 @@
--- stats: lengths and per-group figures in one round trip.
+-- stats: lengths and per-group figures in one round trip. Each group's key lines are named from
+-- `groupPrefix` (`<partition base>:g:`, see group_named).
 -- KEYS: stream, dlq, delayed, config
--- ARGV: now: int, names: int
+-- ARGV: now: int, names: int, groupPrefix
 --   (names: 1 to list each group's consumer names, which a partitioned queue's stats merge)
 -- Returns: length: int, delayed: int, deadLetters: int, partitions: int, paused: flag,
 --   ...groups: {name: string, pending: int, lag: int, consumers: int, oldestPendingAgeMs: int,
---   lastDeliveredId: string, consumerNames: string[], paused: flag}
---   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending; consumerNames empty unless asked)
+--   lastDeliveredId: string, consumerNames: string[], paused: flag, keyedWaiting: int,
+--   waitingKeys: int, oldestKey: string, oldestKeyId: string, oldestKeyAgeMs: int}
+--   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending; consumerNames empty unless
+--   asked; oldestKeyId '' when no grouped message waits)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
+-- @include delivery
 
 local stream = keys.stream
 local now = args.now
@@ -23,24 +27,33 @@ end
 local paused = redis.call('HEXISTS', keys.config, 'paused')
 local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq), stored_partitions(keys.config), paused }
 local redis_now = nil
-for _, g in ipairs(groups) do
-  local info = kv(g)
+-- How long ago entry `id` was enqueued: its enqueuedAt in the service's clock; for a foreign or
+-- deleted entry its id's time, which is Redis' clock, so compared with Redis' clock.
+local function age_of(id)
+  local fields = entry_fields(stream, id)
+  local at = fields and tonumber(kv(fields).enqueuedAt)
+  if at then
+    return math.max(0, now - at)
+  end
+  if not redis_now then
+    local t = redis.call('TIME')
+    redis_now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return math.max(0, redis_now - split_id(id))
+end
+for _, group_info in ipairs(groups) do
+  local info = kv(group_info)
   local age = -1
   if info.pending > 0 then
-    local summary = redis.call('XPENDING', stream, info.name)
-    local oldest = summary[2]
-    local fields = entry_fields(stream, oldest)
-    local at = fields and tonumber(kv(fields).enqueuedAt)
-    if at then
-      age = math.max(0, now - at)
-    else
-      -- A foreign or deleted entry: its id's time is Redis' clock, so compare with Redis' clock.
-      if not redis_now then
-        local t = redis.call('TIME')
-        redis_now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      end
-      age = math.max(0, redis_now - split_id(oldest))
-    end
+    age = age_of(redis.call('XPENDING', stream, info.name)[2])
+  end
+  local g = group_named(info.name, keys, args.groupPrefix)
+  local counts = redis.call('HMGET', g.state, 'waiting', 'waitingKeys')
+  local oldest_key, oldest_id, oldest_age = '', '', -1
+  local oldest = redis.call('ZRANGEBYLEX', g.keyed, '[w', '(x', 'LIMIT', '0', '1')
+  if #oldest > 0 then
+    oldest_key, oldest_id = waiting_parts(oldest[1])
+    oldest_age = age_of(oldest_id)
   end
   local lag = info.lag
   if not lag then
@@ -53,6 +66,20 @@ for _, g in ipairs(groups) do
     end
   end
   local group_paused = redis.call('HEXISTS', keys.config, 'paused:' .. info.name)
-  out[#out + 1] = { info.name, info.pending, lag, info.consumers, age, info['last-delivered-id'], names, group_paused }
+  out[#out + 1] = {
+    info.name,
+    info.pending,
+    lag,
+    info.consumers,
+    age,
+    info['last-delivered-id'],
+    names,
+    group_paused,
+    tonumber(counts[1]) or 0,
+    tonumber(counts[2]) or 0,
+    oldest_key,
+    oldest_id,
+    oldest_age,
+  }
 end
 return out

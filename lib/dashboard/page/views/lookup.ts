@@ -108,7 +108,7 @@ function renderLookup(
   queue: string,
   id: string,
   admin: boolean,
-  entry: Pick<Message, 'body' | 'attributes' | 'enqueuedAt'> | undefined,
+  entry: Pick<Message, 'body' | 'attributes' | 'enqueuedAt' | 'groupKey'> | undefined,
   groups: GroupState[],
   letter: DeadLetter | undefined,
 ): HTMLElement {
@@ -152,6 +152,7 @@ function renderLookup(
   if (!admin) pairs.push(['Stream entry', 'Reading the body needs an admin token']);
   else if (entry !== undefined) {
     pairs.push(['Enqueued', timestamp(entry.enqueuedAt)]);
+    if (entry.groupKey !== undefined) pairs.push(['Group key', entry.groupKey]);
     pairs.push(['Attributes', json(entry.attributes)]);
     pairs.push(['Body', bodyBlock(entry.body)]);
   } else pairs.push(['Stream entry', 'Not in the stream']);
@@ -179,6 +180,15 @@ function groupStateOf(g: MessageLookup['groups'][number]): GroupState {
       holder: g.consumer ?? '—',
       deliveries: g.deliveries === undefined ? '—' : String(g.deliveries),
       when: leased ? `lease expires ${when}` : `redelivered ${when}`,
+    };
+  }
+  if (g.state === 'blocked') {
+    return {
+      group: g.group,
+      state: 'waiting: blocked behind its key',
+      holder: '—',
+      deliveries: '—',
+      when: g.blockedBy === undefined ? '—' : `after ${g.blockedBy}`,
     };
   }
   const words = {

@@ -163,76 +163,6 @@ local function id_less(a, b)
   return decimal_less(as, bs)
 end
 
--- Held counts: the group's meta record keeps `h:<consumer>` = how many pending entries that
--- consumer holds, so consume's in-flight cap costs O(1) whatever the consumer holds. Every script
--- that changes who holds what keeps them; the `h` field says they are kept. A group written by a
--- release without counters (no `h`) gets them once, exactly, from XINFO CONSUMERS (O(consumers)),
--- the first time a script that needs them runs on it. The sweep resets them to what Redis says
--- (a client acking or claiming behind our back cannot leave them wrong for long).
-local function held_ready(stream, group, meta)
-  if redis.call('HEXISTS', meta, 'h') == 1 then
-    return
-  end
-  local set = { 'HSET', meta, 'h', '1' }
-  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', stream, group)) do
-    local info = kv(c)
-    if info.pending > 0 then
-      set[#set + 1] = 'h:' .. info.name
-      set[#set + 1] = int(info.pending)
-    end
-  end
-  redis.call(unpack(set))
-end
-
-local function held_count(meta, consumer)
-  return tonumber(redis.call('HGET', meta, 'h:' .. consumer)) or 0
-end
-
--- `consumer` holds `delta` more (or, negative, fewer) entries; a count that reaches 0 is removed.
-local function held_add(meta, consumer, delta)
-  if delta == 0 or not consumer then
-    return
-  end
-  if redis.call('HINCRBY', meta, 'h:' .. consumer, delta) <= 0 then
-    redis.call('HDEL', meta, 'h:' .. consumer)
-  end
-end
-
--- The pending entry `id` left `holder` (acked, dead-lettered or dropped): its lease, nack marker
--- and held count go with it.
-local function forget(lease, meta, id, holder)
-  redis.call('ZREM', lease, id)
-  redis.call('HDEL', meta, 'n:' .. id)
-  held_add(meta, holder, -1)
-end
-
--- Copies an entry to the dead-letter stream with where it came from, then acks the original:
--- both in this one script, so the message is never in both places nor in neither. `holder` is the
--- consumer that held it; `index` is the dead-letter index (hash `<id>|<group>` -> DLQ id) that
--- message lookup reads. Answers the DLQ entry's id.
-local function dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, reason, now, holder)
-  local xadd = { 'XADD', dlq, '*' }
-  for i = 1, #fields do
-    xadd[#xadd + 1] = fields[i]
-  end
-  xadd[#xadd + 1] = 'dlq.from'
-  xadd[#xadd + 1] = id
-  xadd[#xadd + 1] = 'dlq.group'
-  xadd[#xadd + 1] = group
-  xadd[#xadd + 1] = 'dlq.deliveries'
-  xadd[#xadd + 1] = int(deliveries)
-  xadd[#xadd + 1] = 'dlq.reason'
-  xadd[#xadd + 1] = reason
-  xadd[#xadd + 1] = 'dlq.at'
-  xadd[#xadd + 1] = int(now)
-  local dlq_id = redis.call(unpack(xadd))
-  -- The index lookup reads: original id and group -> the dead letter's id.
-  redis.call('HSET', index, id .. '|' .. group, dlq_id)
-  redis.call('XACK', stream, group, id)
-  forget(lease, meta, id, holder)
-  return dlq_id
-end
-
 -- One entry's fields, or nil when the entry was deleted or trimmed.
 local function entry_fields(stream, id)
   local found = redis.call('XRANGE', stream, id, id)
@@ -240,19 +170,6 @@ local function entry_fields(stream, id)
     return nil
   end
   return found[1][2]
-end
-
--- Ends a message that reached max deliveries: dead-letters it or, when its entry is gone, only
--- drops the pending reference (and its lease and nack marker). True when it was dead-lettered.
-local function retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder)
-  local fields = entry_fields(stream, id)
-  if fields then
-    dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'maxDeliveries', now, holder)
-    return true
-  end
-  redis.call('XACK', stream, group, id)
-  forget(lease, meta, id, holder)
-  return false
 end
 
 -- The retry delay before delivery n + 1 of a message delivered `deliveries` (n) times: none,
@@ -303,34 +220,16 @@ local function expired(fields, id, cfg, now)
   return at ~= nil and at <= now
 end
 
--- Moves pending message `id` (delivered `deliveries` times) from `holder` to `consumer` and
--- answers its fields; or 'gone' when its entry was deleted (only the reference is dropped), or
--- 'expired' when its TTL has passed (dead-lettered instead of delivered).
-local function take_over(stream, dlq, index, lease, meta, group, consumer, id, holder, deliveries, cfg, now)
-  local claimed = redis.call('XCLAIM', stream, group, consumer, '0', id)
-  if #claimed == 0 then
-    -- XCLAIM drops a PEL entry whose stream entry is gone.
-    forget(lease, meta, id, holder)
-    return 'gone'
-  end
-  held_add(meta, holder, -1)
-  held_add(meta, consumer, 1)
-  local fields = claimed[1][2]
-  if expired(fields, id, cfg, now) then
-    dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'expired', now, consumer)
-    return 'expired'
-  end
-  return fields
-end
-
 -- Moves delayed messages that are due into the stream, oldest first, at most `limit` of them.
+-- A grouped one (`<token>:g`, its groupKey) joins its key's line when a group reads it, so its place
+-- in the key's order is its due time, not its produce time.
 local function promote(stream, delayed, data, now, limit)
   if limit <= 0 then
     return 0
   end
   local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'LIMIT', '0', int(limit))
   for _, token in ipairs(due) do
-    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x')
+    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x', token .. ':g')
     if v[1] then
       local xadd = { 'XADD', stream, '*', 'body', v[1] }
       if v[2] then
@@ -343,9 +242,13 @@ local function promote(stream, delayed, data, now, limit)
         xadd[#xadd + 1] = 'expiresAt'
         xadd[#xadd + 1] = v[4]
       end
+      if v[5] then
+        xadd[#xadd + 1] = 'groupKey'
+        xadd[#xadd + 1] = v[5]
+      end
       redis.call(unpack(xadd))
     end
-    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x')
+    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x', token .. ':g')
   end
   if #due > 0 then
     redis.call('ZREM', delayed, unpack(due))

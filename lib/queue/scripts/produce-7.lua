@@ -1,19 +1,24 @@
 -- produce: appends a batch of messages; delayed ones wait in the delayed set, a dedupId repeated
 -- within the window answers the first message's id and adds nothing. Creates a new queue's config
 -- (on partition 0). A batch routed by key with fewer partitions than the queue has is refused
--- unwritten (`rerouted`), so the service routes it again with the count the reply carries.
--- KEYS: stream, delayed, delayedData, config, wake, ...dedup
+-- unwritten (`rerouted`), so the service routes it again with the count the reply carries. When
+-- grouped messages were appended, each group that had read up to them takes them into their keys'
+-- lines at once (park_run; the groups' keys are named from `groupPrefix`), so consume finds every
+-- key's turn without reading past a busy key's backlog.
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake, ...dedup
 --   (dedup: one key per message that has a dedupId)
--- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int,
---   ...messages: {body, attributes, delayMs: int, ttlMs: int, dedupKey: int}
+-- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int, groupPrefix,
+--   ...messages: {body, attributes, delayMs: int, ttlMs: int, dedupKey: int, groupKey}
 --   (create: the partition count a new queue gets, 0 on partitions other than 0; known: the
 --   partition count the service routed with; keyed: 1 when some message was routed by its
---   partitionKey or dedupId; body: JSON text; attributes: JSON text or ''; dedupKey: the message's
---   index in keys.dedup, 0 = none; ttlMs: 0 = none, else the entry carries expiresAt = now + ttlMs)
+--   groupKey, partitionKey or dedupId; body: JSON text; attributes: JSON text or ''; dedupKey: the
+--   message's index in keys.dedup, 0 = none; ttlMs: 0 = none, else the entry carries expiresAt =
+--   now + ttlMs; groupKey: '' for none)
 -- Returns: unregistered: flag, partitions: int, rerouted: flag, ...ids: string
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
 -- Errors: QUEUE_NOT_FOUND
 -- @include common
+-- @include delivery
 
 local now = args.now
 -- One HMGET answers what open_partition, stored_partitions and load_config would in four calls:
@@ -38,6 +43,8 @@ local window = cfg.dedupWindowMs
 local out = { 'ok', unregistered, partitions, 0 }
 -- The earliest due time of the delayed set, read only once a message of this call is delayed.
 local earliest = false
+-- Grouped messages appended to the stream by this call.
+local grouped = 0
 for _, message in ipairs(args.messages) do
   local body, attributes = message.body, message.attributes
   local delay = message.delayMs
@@ -67,6 +74,10 @@ for _, message in ipairs(args.messages) do
         hset[#hset + 1] = id .. ':x'
         hset[#hset + 1] = expires
       end
+      if message.groupKey ~= '' then
+        hset[#hset + 1] = id .. ':g'
+        hset[#hset + 1] = message.groupKey
+      end
       redis.call(unpack(hset))
       if earliest == false then
         earliest = first_score(keys.delayed)
@@ -89,6 +100,11 @@ for _, message in ipairs(args.messages) do
         xadd[#xadd + 1] = 'expiresAt'
         xadd[#xadd + 1] = expires
       end
+      if message.groupKey ~= '' then
+        xadd[#xadd + 1] = 'groupKey'
+        xadd[#xadd + 1] = message.groupKey
+        grouped = grouped + 1
+      end
       id = redis.call(unpack(xadd))
     end
     if dedup and window > 0 then
@@ -96,5 +112,11 @@ for _, message in ipairs(args.messages) do
     end
   end
   out[#out + 1] = id
+end
+if grouped > 0 then
+  for _, info in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
+    local record_ = kv(info)
+    park_run(group_named(record_.name, keys, args.groupPrefix), record_, #args.messages, cfg, now)
+  end
 end
 return out

@@ -3,14 +3,16 @@
 -- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
 -- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end. Idle time comes from the lease index
 -- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
--- KEYS: stream, dlq, dlqIndex, config, lease, meta
+-- KEYS: stream, dlq, dlqIndex, config, lease, meta, keyed, turns, keyState, wake
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields}
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
+-- @include delivery
 
-local stream, dlq, index, lease, meta = keys.stream, keys.dlq, keys.dlqIndex, keys.lease, keys.meta
+local g = group_of(args.group, keys)
+local stream, lease, meta = keys.stream, keys.lease, keys.meta
 local group, consumer = args.group, args.consumer
 local now, min_idle, count = args.now, args.minIdleMs, args.count
 if not group_exists(stream, group) then
@@ -19,7 +21,7 @@ end
 local cfg = load_config(keys.config, args.config)
 local vt = cfg.visibilityTimeoutMs
 redis.call('HSET', meta, 's:' .. consumer, int(now))
-held_ready(stream, group, meta)
+held_ready(g)
 local rows = redis.call('XPENDING', stream, group, args.cursor, '+', int(count))
 local out = { 'ok', '0-0', 0, {}, stored_partitions(keys.config) }
 local leased = {}
@@ -45,13 +47,13 @@ for _, row in ipairs(rows) do
   end
   if eligible then
     if deliveries >= cfg.maxDeliveries then
-      if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
+      if retire(g, id, deliveries, now, holder) then
         out[3] = out[3] + 1
       else
         table.insert(out[4], id)
       end
     else
-      local taken = take_over(stream, dlq, index, lease, meta, group, consumer, id, holder, deliveries, cfg, now)
+      local taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
       if taken == 'gone' then
         table.insert(out[4], id)
       elseif taken == 'expired' then

@@ -1,15 +1,18 @@
 -- ack: removes messages from the group's pending list. Unknown or already acked ids count 0; an
--- ack after the lease moved to another consumer is accepted (permissive leases).
--- KEYS: stream, config, lease, meta
+-- ack after the lease moved to another consumer is accepted (permissive leases). A grouped message
+-- leaves its key's line, and a key with more waiting gets its turn (waiting consumers a wake-up).
+-- KEYS: stream, config, lease, meta, keyed, turns, keyState, wake
 -- ARGV: group, ...ids
 -- Returns: acked: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include common
+-- @include delivery
 
+local g = group_of(args.group, keys)
 if not group_exists(keys.stream, args.group) then
   return missing_group(keys.stream, keys.config)
 end
-held_ready(keys.stream, args.group, keys.meta)
+held_ready(g)
 -- Each id's holder (for the held counts): one XPENDING over the span of the ids (a batch a
 -- consumer got is one run of ids, so this is usually all it takes), point lookups only for ids
 -- past what that page reached. The writes then go in one call each: one XACK, one ZREM, one HDEL,
@@ -53,7 +56,7 @@ if #found > 0 then
   acked = redis.call('XACK', keys.stream, args.group, unpack(found))
 end
 for holder, n in pairs(holders) do
-  held_add(keys.meta, holder, -n)
+  held_add(g, holder, -n)
 end
 local nacks = {}
 for i, id in ipairs(unique) do
@@ -61,4 +64,6 @@ for i, id in ipairs(unique) do
 end
 redis.call('ZREM', keys.lease, unpack(unique))
 redis.call('HDEL', keys.meta, unpack(nacks))
+-- Every grouped one in flight is done, also one acked behind our back (it is no longer pending).
+release(g, unique)
 return { 'ok', acked }

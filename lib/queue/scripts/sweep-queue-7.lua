@@ -2,15 +2,19 @@
 -- and resuming from cursors kept in each group's meta record:
 --   1. promote due delayed messages;
 --   2. per group, walk the leases that expired: dead-letter messages that reached max deliveries
---      or whose TTL passed, drop index entries of messages acked or deleted behind our back; and
+--      or whose TTL passed, drop index entries of messages acked or deleted behind our back;
 --      dead-letter the expired messages at the head of the group's backlog (not delivered yet);
+--      take the run of grouped messages at the head of the backlog into their keys' lines (so a
+--      group created on a backlog, or behind on it, gives every key its turn); and walk a slice of
+--      the waiting grouped messages, dead-lettering expired ones and dropping deleted ones;
 --   3. per group, a small slice of the pending list: drop references to deleted entries and index
 --      pending entries that no lease covers (delivered by other clients);
 --   4. per group, delete consumers with nothing pending that have been idle past the limit, and
 --      reset each consumer's held count to what Redis says it holds;
---   5. trim entries every group has acked (never one some group has not received or acked) that
---      are older than the retention.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, ...groups: {lease, meta}
+--   5. trim entries every group has acked (never one some group has not received or acked, nor a
+--      grouped message waiting in a key's line) that are older than the retention.
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake,
+--   ...groups: {lease, meta, keyed, turns, keyState}
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
@@ -19,6 +23,7 @@
 --   and the service unregisters it)
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include common
+-- @include delivery
 
 local stream, dlq, index = keys.stream, keys.dlq, keys.dlqIndex
 local now, budget = args.now, args.budget
@@ -38,6 +43,12 @@ if redis.call('EXISTS', stream) == 1 then
   end
 end
 
+-- Each group's key lines, by name, for the trim bound.
+local groups_keyed = {}
+for gi, group in ipairs(args.groupNames) do
+  groups_keyed[group] = keys.groups[gi].keyed
+end
+
 local promoted = promote(stream, keys.delayed, keys.delayedData, now, budget)
 work = work + promoted
 if promoted >= budget then
@@ -45,9 +56,10 @@ if promoted >= budget then
 end
 
 for gi, group in ipairs(args.groupNames) do
-  local lease, meta = keys.groups[gi].lease, keys.groups[gi].meta
+  local g = group_of(group, keys, keys.groups[gi])
+  local lease, meta = g.lease, g.meta
   if present[group] and work < budget then
-    held_ready(stream, group, meta)
+    held_ready(g)
     -- 2. Expired leases, from the score where the last sweep stopped.
     local from = redis.call('HGET', meta, 'sweep:lease') or '-inf'
     local limit = budget - work
@@ -59,12 +71,11 @@ for gi, group in ipairs(args.groupNames) do
       work = work + 1
       local row = redis.call('XPENDING', stream, group, id, id, '1')
       if #row == 0 then
-        redis.call('ZREM', lease, id)
-        redis.call('HDEL', meta, 'n:' .. id)
+        forget(g, id, nil)
       else
         local holder, deliveries = row[1][2], tonumber(row[1][4])
         if deliveries >= max then
-          if retire(stream, dlq, index, lease, meta, group, id, deliveries, now, holder) then
+          if retire(g, id, deliveries, now, holder) then
             dead = dead + 1
           else
             deleted_refs = deleted_refs + 1
@@ -72,7 +83,7 @@ for gi, group in ipairs(args.groupNames) do
         else
           local fields = entry_fields(stream, id)
           if fields and expired(fields, id, cfg, now) then
-            dead_letter(stream, dlq, index, lease, meta, group, id, fields, deliveries, 'expired', now, holder)
+            dead_letter(g, id, fields, deliveries, 'expired', now, holder)
             dead = dead + 1
           end
         end
@@ -118,10 +129,52 @@ for gi, group in ipairs(args.groupNames) do
         local reader = 'esq:sweep'
         local read = redis.call('XREADGROUP', 'GROUP', group, reader, 'COUNT', int(stale), 'STREAMS', stream, '>')
         for _, entry in ipairs(read and read[1][2] or {}) do
-          dead_letter(stream, dlq, index, lease, meta, group, entry[1], entry[2], 0, 'expired', now, nil)
+          dead_letter(g, entry[1], entry[2], 0, 'expired', now, nil)
           dead = dead + 1
         end
         redis.call('XGROUP', 'DELCONSUMER', stream, group, reader)
+        for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+          local fresh = kv(info)
+          if fresh.name == group then
+            present[group] = fresh
+          end
+        end
+      end
+    end
+
+    -- 2c. Grouped messages at the head of the backlog: into their keys' lines.
+    if work < budget then
+      local taken, expired_ = park_run(g, present[group], budget - work, cfg, now)
+      work = work + taken + 1
+      dead = dead + expired_
+    end
+
+    -- 2d. A slice of the waiting grouped messages, oldest first from where the last sweep stopped:
+    -- expired ones are dead-lettered and deleted ones dropped, each leaving its key's line.
+    if work < budget and redis.call('EXISTS', g.keyed) == 1 then
+      local from = redis.call('HGET', meta, 'sweep:waiting') or '[w'
+      local slice = math.min(AUDIT_SLICE, budget - work)
+      local members = redis.call('ZRANGEBYLEX', g.keyed, from, '(x', 'LIMIT', '0', int(slice))
+      for _, member in ipairs(members) do
+        work = work + 1
+        local key, id = waiting_parts(member)
+        local fields = entry_fields(stream, id)
+        if not fields or expired(fields, id, cfg, now) then
+          local code, kc = id_code(id), key_code(key)
+          unwait(g, key, code, kc)
+          redis.call('ZREM', g.keyed, line_member(kc, code))
+          if fields then
+            dead_letter(g, id, fields, 0, 'expired', now, nil)
+            dead = dead + 1
+          else
+            deleted_refs = deleted_refs + 1
+          end
+        end
+      end
+      if #members < slice then
+        redis.call('HDEL', meta, 'sweep:waiting')
+      else
+        redis.call('HSET', meta, 'sweep:waiting', '(' .. members[#members])
       end
     end
 
@@ -135,7 +188,7 @@ for gi, group in ipairs(args.groupNames) do
         work = work + 1
         if not entry_fields(stream, id) then
           redis.call('XACK', stream, group, id)
-          forget(lease, meta, id, row[2])
+          forget(g, id, row[2])
           deleted_refs = deleted_refs + 1
         elseif not redis.call('ZSCORE', lease, id) then
           -- Delivered by another client: lease it from when Redis says it was delivered.
@@ -189,11 +242,27 @@ if next(present) ~= nil and work < budget then
   -- nil while no group needs anything: a group that was delivered the largest possible id and
   -- holds nothing pending.
   local bound = nil
-  for name, info in pairs(present) do
-    -- Pending counts from XINFO above are stale once this script has acked or dead-lettered.
-    local need = redis.call('XPENDING', stream, name)[2]
-    if not need then
-      need = successor(info['last-delivered-id'])
+  -- The XINFO records above are stale once this script has acked, dead-lettered or taken a run
+  -- into key lines: ask again.
+  for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+    local record = kv(info)
+    local name = record.name
+    local need = nil
+    if record.pending > 0 then
+      need = redis.call('XPENDING', stream, name)[2]
+    else
+      need = successor(record['last-delivered-id'])
+    end
+    -- The oldest grouped message waiting in a key's line of this group.
+    local keyed = groups_keyed[name]
+    if keyed then
+      local oldest = redis.call('ZRANGEBYLEX', keyed, '[w', '(x', 'LIMIT', '0', '1')
+      if #oldest > 0 then
+        local _, waiting_id = waiting_parts(oldest[1])
+        if not need or id_less(waiting_id, need) then
+          need = waiting_id
+        end
+      end
     end
     if need and (not bound or id_less(need, bound)) then
       bound = need
