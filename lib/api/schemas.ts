@@ -179,7 +179,8 @@ export const GroupStatsSchema = z
       .object({ groupKey: z.string(), id: z.string(), ageMs: z.number().int() })
       .nullable()
       .openapi({
-        description: 'The key whose next waiting message is the oldest, with that message; null when none waits',
+        description:
+          'The key whose next waiting message is the oldest, with that message; null when none waits',
       }),
   })
   .openapi('GroupStats');
@@ -320,10 +321,11 @@ export const MessageGroupStateSchema = z
     group: z.string(),
     state: z.enum(['waiting', 'blocked', 'pending', 'acked', 'dead-lettered']).openapi({
       description:
-        "waiting: not delivered to the group yet (a grouped message: the next of its key to go); blocked: a grouped message waiting behind an earlier message of its key (blockedBy); pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)",
+        'waiting: not delivered to the group yet (a grouped message: the next of its key to go); blocked: a grouped message waiting behind an earlier message of its key (blockedBy); pending: delivered, not acked; acked: done (or the group started after it); dead-lettered: moved to the DLQ (deadLetterId)',
     }),
     blockedBy: z.string().optional().openapi({
-      description: "blocked: the id of its key's head, the earliest message of the key the group has not finished",
+      description:
+        "blocked: the id of its key's head, the earliest message of the key the group has not finished",
     }),
     consumer: z.string().optional().openapi({ description: 'pending: the consumer that holds it' }),
     deliveries: z.number().int().optional(),

@@ -1057,8 +1057,15 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
           // A key lives in one partition, so keys and their messages add up.
           keyedWaiting += g.keyedWaiting;
           waitingKeys += g.waitingKeys;
-          if (g.oldestKeyId !== '' && (oldestWaitingKey === null || g.oldestKeyAgeMs > oldestWaitingKey.ageMs)) {
-            oldestWaitingKey = { groupKey: g.oldestKey, id: encodeId(g.oldestKeyId, p), ageMs: g.oldestKeyAgeMs };
+          if (
+            g.oldestKeyId !== '' &&
+            (oldestWaitingKey === null || g.oldestKeyAgeMs > oldestWaitingKey.ageMs)
+          ) {
+            oldestWaitingKey = {
+              groupKey: g.oldestKey,
+              id: encodeId(g.oldestKeyId, p),
+              ageMs: g.oldestKeyAgeMs,
+            };
           }
           lag = lag === null || g.lag < 0 ? null : lag + g.lag;
           if (g.oldestPendingAgeMs >= 0) oldest = Math.max(oldest ?? 0, g.oldestPendingAgeMs);

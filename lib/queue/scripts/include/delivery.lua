@@ -385,7 +385,11 @@ local function park_run(g, info, limit, cfg, now)
   if type(read) == 'number' then
     redis.call('XGROUP', 'SETID', g.stream, g.name, last, 'ENTRIESREAD', int(read + taken))
   else
-    redis.call('XGROUP', 'SETID', g.stream, g.name, last)
+    -- Redis has no entries-read count for the group (a group starts without one): a read lets
+    -- Redis work it out as it does for every read, so the group's lag stays known. NOACK leaves
+    -- nothing pending, and the reader goes again at once.
+    redis.call('XREADGROUP', 'GROUP', g.name, 'esq:lines', 'NOACK', 'COUNT', int(taken), 'STREAMS', g.stream, '>')
+    redis.call('XGROUP', 'DELCONSUMER', g.stream, g.name, 'esq:lines')
   end
   return taken, dead
 end
