@@ -88,6 +88,20 @@ onEveryBackend('waking a waiting consumer (issue 18)', (make) => {
     expect(later.lateMs).toBeLessThan(300 + 200);
   });
 
+  it("wakes when an ack lets the next message of a group key go (the key's release)", async () => {
+    const h = await setup();
+    await h.queue.produce('q', [
+      { body: 'a1', groupKey: 'a' },
+      { body: 'a2', groupKey: 'a' },
+    ]);
+    const [held] = await h.queue.consume('q', 'g', 'holder', 1);
+    expect(held?.body).toBe('a1');
+    const { messages, lateMs, sleeps } = await wakeAfter(h, () => h.queue.ack('q', 'g', [held?.id ?? '']));
+    expect(messages.map((m) => [m.body, m.groupKey])).toEqual([['a2', 'a']]);
+    expect(lateMs).toBeLessThan(250);
+    expect(sleeps).toEqual([]);
+  });
+
   it('wakes on redrive', async () => {
     const h = await setup({ maxDeliveries: 1 });
     await h.queue.produce('q', [{ body: 'dead' }]);
