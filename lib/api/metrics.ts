@@ -1,6 +1,7 @@
 /**
  * Prometheus text exposition: the queue gauges rendered from `stats()` (length, delayed, DLQ,
- * and per group pending, lag, consumers, oldest pending age) and this process's request counters.
+ * and per group pending, lag, consumers, oldest pending age, and the waiting grouped messages, their
+ * keys and the oldest one's age) and this process's request counters.
  */
 import type { QueueStats } from '../queue/types.ts';
 
@@ -68,6 +69,15 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
   const lag = gauge('queue_group_lag', 'Entries not yet delivered to the group.');
   const consumers = gauge('queue_group_consumers', 'Consumers known to the group.');
   const oldest = gauge('queue_group_oldest_pending_age_seconds', 'Age of the longest-held pending message.');
+  const keyedWaiting = gauge(
+    'queue_group_keyed_waiting',
+    "Grouped messages (groupKey) waiting in their key's line: for their turn or behind an earlier message of the key.",
+  );
+  const waitingKeys = gauge('queue_group_waiting_keys', 'Group keys with waiting messages.');
+  const oldestKey = gauge(
+    'queue_group_oldest_waiting_key_age_seconds',
+    "Age of the oldest grouped message waiting in its key's line.",
+  );
   for (const stats of all) {
     const q = labels({ queue: stats.name });
     length.samples.push(`${length.name}${q} ${stats.length}`);
@@ -83,9 +93,27 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
       if (group.oldestPendingAgeMs !== null) {
         oldest.samples.push(`${oldest.name}${g} ${group.oldestPendingAgeMs / 1000}`);
       }
+      keyedWaiting.samples.push(`${keyedWaiting.name}${g} ${group.keyedWaiting}`);
+      waitingKeys.samples.push(`${waitingKeys.name}${g} ${group.waitingKeys}`);
+      if (group.oldestWaitingKey !== null) {
+        oldestKey.samples.push(`${oldestKey.name}${g} ${group.oldestWaitingKey.ageMs / 1000}`);
+      }
     }
   }
-  return [length, delayed, dlq, paused, pending, lag, consumers, oldest, groupPaused]
+  return [
+    length,
+    delayed,
+    dlq,
+    paused,
+    pending,
+    lag,
+    consumers,
+    oldest,
+    groupPaused,
+    keyedWaiting,
+    waitingKeys,
+    oldestKey,
+  ]
     .map((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, ...g.samples].join('\n'))
     .join('\n')
     .concat('\n');

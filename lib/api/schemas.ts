@@ -127,12 +127,19 @@ export const MessageInputSchema = z
     }),
     groupKey: text(LENGTH_RULES.groupKey, 'groupKey').optional().openapi({
       description:
-        "Ordered message groups: within each consumer group, a message with this key is delivered only while fewer than the queue's maxInFlightPerKey (default 1) earlier messages of the key are in flight, in produce order, and keys take turns so a busy key cannot starve the others. The key is also the message's partition key: a partitionKey, if given, must equal it",
+        "Ordered message groups: within each consumer group, a message with this key is delivered only while fewer than the queue's maxInFlightPerKey (default 1) earlier messages of the key are in flight, in produce order, and keys take turns so a busy key cannot starve the others. The key is also the message's partition key, so a message takes groupKey or partitionKey, not both",
       example: 'customer-42',
     }),
   })
   .strict()
-  .openapi('MessageInput');
+  .refine((message) => message.groupKey === undefined || message.partitionKey === undefined, {
+    message: 'give groupKey or partitionKey, not both: a group key is the partition key',
+    path: ['partitionKey'],
+  })
+  .openapi('MessageInput', {
+    // groupKey and partitionKey exclude each other (a group key routes its message itself).
+    not: { required: ['groupKey', 'partitionKey'], properties: { groupKey: {}, partitionKey: {} } },
+  });
 
 export const ProduceBody = z
   .object({ messages: z.array(MessageInputSchema).min(CALL_RULES.batch.min).max(CALL_RULES.batch.max) })

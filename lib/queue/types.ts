@@ -32,8 +32,8 @@ export interface MessageInput {
    * Ordered message groups: within each consumer group, a message with this key is delivered
    * only once no earlier message of the key is in flight (at most maxInFlightPerKey of a key at
    * once, 1 by default), in produce order, and keys take turns (round robin) so a busy key cannot
-   * starve the others. The key is also the message's partition key (a partitionKey, if given,
-   * must equal it).
+   * starve the others. The key is also the message's partition key, so a message takes groupKey
+   * or partitionKey, not both.
    */
   groupKey?: string;
 }

@@ -160,8 +160,8 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
   const partitionKey = checkText(input.partitionKey, index, 'partitionKey', LENGTH_RULES.partitionKey);
   const groupKey = checkText(input.groupKey, index, 'groupKey', LENGTH_RULES.groupKey);
   // A group key is its messages' partition key: one key's messages always share a partition.
-  if (groupKey !== undefined && partitionKey !== undefined && partitionKey !== groupKey) {
-    invalid(`message ${index} partitionKey must equal its groupKey (the group key is the partition key)`, {
+  if (groupKey !== undefined && partitionKey !== undefined) {
+    invalid(`message ${index} takes groupKey or partitionKey, not both: a group key is the partition key`, {
       index,
     });
   }

@@ -143,6 +143,53 @@ describe('deliveries', () => {
     expect(acked.json).toEqual({ acked: 2 });
   });
 
+  it('keeps a groupKey in order: one message of a key at a time, blocked ones shown by lookup and stats', async () => {
+    await group('orders', 'workers');
+    const produced = await h.call('POST', '/v1/queues/orders/messages', {
+      body: {
+        messages: [
+          { body: 'a1', groupKey: 'a' },
+          { body: 'a2', groupKey: 'a' },
+        ],
+      },
+    });
+    expect(produced.status).toBe(201);
+    const [a1, a2] = produced.json.ids as [string, string];
+    const both = await h.call('POST', '/v1/queues/orders/messages', {
+      body: { messages: [{ body: 'x', groupKey: 'a', partitionKey: 'a' }] },
+    });
+    expect(both.status).toBe(400);
+    expect(both.json.error.code).toBe('INVALID_ARGUMENT');
+    const consume = () =>
+      h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+        token: tokens.consume,
+        body: { consumer: 'w1', count: 10 },
+      });
+    const first = await consume();
+    expect(first.json.messages.map((m: { body: string; groupKey: string }) => [m.body, m.groupKey])).toEqual([
+      ['a1', 'a'],
+    ]);
+    expect((await consume()).json.messages).toEqual([]);
+    const lookup = await h.call('GET', `/v1/queues/orders/messages/${a2}`);
+    expect(lookup.json).toMatchObject({
+      groupKey: 'a',
+      groups: [{ group: 'workers', state: 'blocked', blockedBy: a1 }],
+    });
+    const stats = await h.call('GET', '/v1/queues/orders', { token: tokens.consume });
+    expect(stats.json.groups[0]).toMatchObject({
+      keyedWaiting: 1,
+      waitingKeys: 1,
+      oldestWaitingKey: { groupKey: 'a', id: a2 },
+    });
+    const metrics = await h.call('GET', '/metrics', { token: tokens.consume });
+    expect(metrics.text).toContain('queue_group_keyed_waiting{queue="orders",group="workers"} 1');
+    await h.call('POST', '/v1/queues/orders/groups/workers/ack', {
+      token: tokens.consume,
+      body: { ids: [a1] },
+    });
+    expect((await consume()).json.messages.map((m: { id: string }) => m.id)).toEqual([a2]);
+  });
+
   it('defaults count to 10', async () => {
     await produce(
       'orders',

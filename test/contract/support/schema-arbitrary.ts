@@ -2,7 +2,8 @@
  * fast-check arbitraries read off the served OpenAPI document: values a JSON schema allows, and
  * values it forbids (each breaking exactly one documented rule). Covers the subset of OpenAPI 3.0
  * schemas the service's document uses: objects, arrays, strings with patterns and lengths,
- * integers with bounds, enums, anyOf/oneOf, $ref and the any-JSON `{}`.
+ * integers with bounds, enums, anyOf/oneOf, `not: {required}` (properties that exclude each
+ * other), $ref and the any-JSON `{}`.
  */
 import fc from 'fast-check';
 
@@ -94,9 +95,19 @@ function objectArbitrary(s: Schema, context: SchemaContext): fc.Arbitrary<Record
   for (const name of names) {
     record[name] = context.overrides?.[name] ?? valid(properties[name] as Schema, context);
   }
-  return fc.record(record, { requiredKeys: names.filter((n) => required.has(n)) }) as fc.Arbitrary<
+  const values = fc.record(record, { requiredKeys: names.filter((n) => required.has(n)) }) as fc.Arbitrary<
     Record<string, unknown>
   >;
+  const exclusive = excluded(s);
+  if (exclusive === undefined) return values;
+  return values.filter((value) => !exclusive.every((name) => Object.hasOwn(value, name)));
+}
+
+/** `not: {required: [...]}`: properties that must not all be given together. */
+function excluded(s: Schema): string[] | undefined {
+  const not = s.not as Schema | undefined;
+  const names = not?.required;
+  return Array.isArray(names) ? (names as string[]) : undefined;
 }
 
 /** One way a value breaks `schema`, with a note saying which rule. */
@@ -185,6 +196,20 @@ export function invalid(schema: Schema, context: SchemaContext): fc.Arbitrary<Vi
             delete copy[name];
             return { value: copy, rule: `required ${name}` };
           }),
+        );
+      }
+      const exclusive = excluded(s);
+      if (exclusive !== undefined) {
+        options.push(
+          fc
+            .tuple(valid(s, context), ...exclusive.map((name) => valid(properties[name] as Schema, context)))
+            .map(([good, ...given]) => ({
+              value: {
+                ...(good as Record<string, unknown>),
+                ...Object.fromEntries(exclusive.map((name, i) => [name, given[i]])),
+              },
+              rule: `not all of ${exclusive.join(', ')}`,
+            })),
         );
       }
       if (s.additionalProperties === false) {
