@@ -18,6 +18,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   cluster: () => import('./cluster.ts'),
   idle: () => import('./idle.ts'),
   policies: () => import('./policies.ts'),
+  groups: () => import('./groups.ts'),
 };
 
 const filter = process.argv[2];

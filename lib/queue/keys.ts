@@ -34,15 +34,17 @@ export interface QueueKeys {
   groupMeta(group: string): string;
   /**
    * Per-group lines of grouped messages (sorted set, all scores 0, read by lex range): each key's
-   * unfinished messages in produce order (`k<key code>|<id code>`: those in flight first, then the
-   * waiting ones) and the waiting ones by id (`w<id code>|<key code>`). See docs/queue-design.md.
+   * unfinished messages in produce order, `<key code>|<id code>`, those in flight first, then the
+   * waiting ones. See docs/queue-design.md, "Ordered message groups".
    */
   keyed(group: string): string;
   /** Per-group round robin (sorted set): group key → its turn, for keys that may deliver now. */
   turns(group: string): string;
+  /** Per-group sorted set: group key → the time of its first waiting message, for keys with some. */
+  heads(group: string): string;
   /**
-   * Per-group hash of the key lines' counts: `f:<key>` in flight, `p:<key>` waiting, `k:<id>` the
-   * key of an in-flight message, `turn`, `waiting`, `waitingKeys`.
+   * Per-group hash of the key lines' counts: `f:<key>` in flight, `k:<id>` the key of an in-flight
+   * message, `turn` (the last turn given), `waiting` (messages waiting in all lines).
    */
   keyState(group: string): string;
   dedup(dedupId: string): string;
@@ -87,6 +89,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         groupMeta: (group) => `${base}:g:${group}:meta`,
         keyed: (group) => `${base}:g:${group}:keyed`,
         turns: (group) => `${base}:g:${group}:turns`,
+        heads: (group) => `${base}:g:${group}:heads`,
         keyState: (group) => `${base}:g:${group}:keys`,
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,
       };

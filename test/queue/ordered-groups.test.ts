@@ -256,10 +256,13 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
   });
 
   it('never trims a waiting grouped message, though the group has moved past it', async () => {
-    const { queue } = make();
+    const { queue, clock } = make();
     await queue.createGroup('q', 'g', '0');
-    const [a1] = await queue.produce('q', [
-      { body: 'a1', groupKey: 'a' },
+    const [a1] = await queue.produce('q', [{ body: 'a1', groupKey: 'a' }]);
+    // The trim keeps everything from the oldest waiting message's millisecond on: a later one.
+    clock.advance(10);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await queue.produce('q', [
       { body: 'a2', groupKey: 'a' },
       { body: 'a3', groupKey: 'a' },
     ]);
@@ -315,6 +318,26 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
     expect((await queue.stats('q')).groups[0]).toMatchObject({ keyedWaiting: 0, waitingKeys: 0 });
   });
 
+  it('lets the sweep release a key whose in-flight message was acked by a client that keeps no key lines', async () => {
+    const { queue, at, raw } = make();
+    await queue.createGroup('q', 'g', '0');
+    const [a1] = (await queue.produce('q', [
+      { body: 'a1', groupKey: 'a' },
+      { body: 'a2', groupKey: 'a' },
+    ])) as [string];
+    await queue.consume('q', 'g', 'c', 10);
+    // What the previous release's ack did: XACK and the lease, nothing of the key's line.
+    const { keys, raw: rawId } = at('q', a1);
+    await raw(
+      "redis.call('XACK', KEYS[1], 'g', ARGV[1]); return redis.call('ZREM', KEYS[2], ARGV[1])",
+      [keys.stream, keys.lease('g')],
+      [rawId],
+    );
+    expect(await queue.consume('q', 'g', 'c', 10)).toEqual([]);
+    await queue.sweep();
+    expect(bodies(await queue.consume('q', 'g', 'c', 10))).toEqual(['a2']);
+  });
+
   it('starts a group re-created behind its back with empty key lines', async () => {
     const { queue, at, raw } = make();
     await queue.createGroup('q', 'g', '0');
@@ -338,14 +361,14 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
     ])) as [string];
     await queue.consume('q', 'g', 'c', 10);
     const { keys } = at('q', a1);
-    const lines = [keys.keyed('g'), keys.turns('g'), keys.keyState('g')];
-    const count = () => raw("return redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3])", lines);
-    expect(await count()).toBe(2);
+    const lines = [keys.keyed('g'), keys.turns('g'), keys.heads('g'), keys.keyState('g')];
+    const count = () => raw("return redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4])", lines);
+    expect(await count()).toBe(3);
     await queue.deleteGroup('q', 'g');
     expect(await count()).toBe(0);
     await queue.createGroup('q', 'g', '0');
     await queue.consume('q', 'g', 'c', 10);
-    expect(await count()).toBe(2);
+    expect(await count()).toBe(3);
     await queue.deleteQueue('q');
     expect(await count()).toBe(0);
   });

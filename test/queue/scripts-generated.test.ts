@@ -44,6 +44,7 @@ it('sends a script only the config fields it reads, and the script looks up only
     meta: 'm',
     keyed: 'k',
     turns: 't',
+    heads: 'h',
     keyState: 'ks',
     wake: 'w',
   };

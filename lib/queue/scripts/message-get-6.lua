@@ -62,20 +62,19 @@ local group_key = fields and group_key_of(fields)
 -- and the key's head.
 local function line_state(g)
   local code, kc = id_code(id), key_code(group_key)
-  if not redis.call('ZSCORE', g.keyed, waiting_member(code, kc)) then
+  local low, high = line_range(kc)
+  local member = kc .. '|' .. code
+  if not redis.call('ZSCORE', g.keyed, member) or redis.call('HEXISTS', g.state, 'k:' .. id) == 1 then
     return nil
   end
-  local low, high = line_range(kc)
   local in_flight = tonumber(redis.call('HGET', g.state, 'f:' .. group_key)) or 0
-  local head = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', '0', '1')[1]
-  if in_flight < cfg.maxInFlightPerKey then
-    local next_ = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(in_flight), '1')[1]
-    if next_ == line_member(kc, code) then
-      return 'waiting', ''
-    end
+  if in_flight < cfg.maxInFlightPerKey and waiting_of(g, kc, in_flight, 1)[1] == member then
+    return 'waiting', ''
   end
-  return 'blocked', code_id(string.sub(head, -41))
+  local head = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', '0', '1')[1]
+  return 'blocked', code_id(string.sub(head, #kc + 2))
 end
+
 local letters = {}
 local rows = {}
 local function letter_of(group)

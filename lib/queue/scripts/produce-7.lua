@@ -43,7 +43,8 @@ local window = cfg.dedupWindowMs
 local out = { 'ok', unregistered, partitions, 0 }
 -- The earliest due time of the delayed set, read only once a message of this call is delayed.
 local earliest = false
--- Grouped messages appended to the stream by this call.
+-- What this call appended to the stream ({id, groupKey or false}), and how many were grouped.
+local appended = {}
 local grouped = 0
 for _, message in ipairs(args.messages) do
   local body, attributes = message.body, message.attributes
@@ -106,6 +107,7 @@ for _, message in ipairs(args.messages) do
         grouped = grouped + 1
       end
       id = redis.call(unpack(xadd))
+      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
     end
     if dedup and window > 0 then
       redis.call('SET', dedup, epoch .. '|' .. id .. '|' .. int(now + window), 'PX', int(window))
@@ -116,7 +118,7 @@ end
 if grouped > 0 then
   for _, info in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
     local record_ = kv(info)
-    park_run(group_named(record_.name, keys, args.groupPrefix), record_, #args.messages, cfg, now)
+    park_appended(group_named(record_.name, keys, args.groupPrefix), record_, appended, cfg, now)
   end
 end
 return out

@@ -48,12 +48,17 @@ for _, group_info in ipairs(groups) do
     age = age_of(redis.call('XPENDING', stream, info.name)[2])
   end
   local g = group_named(info.name, keys, args.groupPrefix)
-  local counts = redis.call('HMGET', g.state, 'waiting', 'waitingKeys')
+  local waiting = tonumber(redis.call('HGET', g.state, 'waiting')) or 0
   local oldest_key, oldest_id, oldest_age = '', '', -1
-  local oldest = redis.call('ZRANGEBYLEX', g.keyed, '[w', '(x', 'LIMIT', '0', '1')
-  if #oldest > 0 then
-    oldest_key, oldest_id = waiting_parts(oldest[1])
-    oldest_age = age_of(oldest_id)
+  local oldest = redis.call('ZRANGE', g.heads, '0', '0')[1]
+  if oldest then
+    local in_flight = tonumber(redis.call('HGET', g.state, 'f:' .. oldest)) or 0
+    local kc = key_code(oldest)
+    local first = waiting_of(g, kc, in_flight, 1)[1]
+    if first then
+      oldest_key, oldest_id = oldest, code_id(string.sub(first, #kc + 2))
+      oldest_age = age_of(oldest_id)
+    end
   end
   local lag = info.lag
   if not lag then
@@ -75,8 +80,8 @@ for _, group_info in ipairs(groups) do
     info['last-delivered-id'],
     names,
     group_paused,
-    tonumber(counts[1]) or 0,
-    tonumber(counts[2]) or 0,
+    waiting,
+    redis.call('ZCARD', g.heads),
     oldest_key,
     oldest_id,
     oldest_age,

@@ -8,13 +8,14 @@
 --      group created on a backlog, or behind on it, gives every key its turn); and walk a slice of
 --      the waiting grouped messages, dead-lettering expired ones and dropping deleted ones;
 --   3. per group, a small slice of the pending list: drop references to deleted entries and index
---      pending entries that no lease covers (delivered by other clients);
+--      pending entries that no lease covers (delivered by other clients); and a slice of the key
+--      lines: release a key whose in-flight message was acked by a client that keeps no lines;
 --   4. per group, delete consumers with nothing pending that have been idle past the limit, and
 --      reset each consumer's held count to what Redis says it holds;
 --   5. trim entries every group has acked (never one some group has not received or acked, nor a
 --      grouped message waiting in a key's line) that are older than the retention.
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake,
---   ...groups: {lease, meta, keyed, turns, keyState}
+--   ...groups: {lease, meta, keyed, turns, heads, keyState}
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
@@ -43,10 +44,10 @@ if redis.call('EXISTS', stream) == 1 then
   end
 end
 
--- Each group's key lines, by name, for the trim bound.
-local groups_keyed = {}
+-- Each group's heads (its keys' oldest waiting messages), by name, for the trim bound.
+local groups_heads = {}
 for gi, group in ipairs(args.groupNames) do
-  groups_keyed[group] = keys.groups[gi].keyed
+  groups_heads[group] = keys.groups[gi].heads
 end
 
 local promoted = promote(stream, keys.delayed, keys.delayedData, now, budget)
@@ -149,32 +150,24 @@ for gi, group in ipairs(args.groupNames) do
       dead = dead + expired_
     end
 
-    -- 2d. A slice of the waiting grouped messages, oldest first from where the last sweep stopped:
-    -- expired ones are dead-lettered and deleted ones dropped, each leaving its key's line.
-    if work < budget and redis.call('EXISTS', g.keyed) == 1 then
-      local from = redis.call('HGET', meta, 'sweep:waiting') or '[w'
+    -- 2d. The keys whose waiting messages are oldest, a slice from where the last sweep stopped:
+    -- a key's first waiting messages whose TTL passed are dead-lettered, deleted ones dropped.
+    if work < budget then
+      -- By rank: many keys can share a time; ranks move as heads change, so a pass may see a key
+      -- twice or miss one, and the next pass comes round again.
+      local offset = tonumber(redis.call('HGET', meta, 'sweep:heads')) or 0
       local slice = math.min(AUDIT_SLICE, budget - work)
-      local members = redis.call('ZRANGEBYLEX', g.keyed, from, '(x', 'LIMIT', '0', int(slice))
-      for _, member in ipairs(members) do
-        work = work + 1
-        local key, id = waiting_parts(member)
-        local fields = entry_fields(stream, id)
-        if not fields or expired(fields, id, cfg, now) then
-          local code, kc = id_code(id), key_code(key)
-          unwait(g, key, code, kc)
-          redis.call('ZREM', g.keyed, line_member(kc, code))
-          if fields then
-            dead_letter(g, id, fields, 0, 'expired', now, nil)
-            dead = dead + 1
-          else
-            deleted_refs = deleted_refs + 1
-          end
-        end
+      local heads = redis.call('ZRANGE', g.heads, int(offset), int(offset + slice - 1))
+      for _, key in ipairs(heads) do
+        local dropped, expired_ = clear_head(g, key, cfg, now, math.max(1, budget - work))
+        work = work + 1 + dropped + expired_
+        deleted_refs = deleted_refs + dropped
+        dead = dead + expired_
       end
-      if #members < slice then
-        redis.call('HDEL', meta, 'sweep:waiting')
+      if #heads < slice then
+        redis.call('HDEL', meta, 'sweep:heads')
       else
-        redis.call('HSET', meta, 'sweep:waiting', '(' .. members[#members])
+        redis.call('HSET', meta, 'sweep:heads', int(offset + slice))
       end
     end
 
@@ -204,6 +197,32 @@ for gi, group in ipairs(args.groupNames) do
         else
           redis.call('HDEL', meta, 'sweep:pel')
         end
+      end
+    end
+
+    -- 3b. A slice of the key lines, from where the last sweep stopped: a message in flight that is
+    -- no longer pending (acked by a client that keeps no key lines, such as a release of this queue
+    -- from before them during a rolling upgrade) releases its key.
+    if work < budget and redis.call('EXISTS', g.keyed) == 1 then
+      local from = redis.call('HGET', meta, 'sweep:lines') or '-'
+      local slice = math.min(AUDIT_SLICE, budget - work)
+      local members = redis.call('ZRANGEBYLEX', g.keyed, from, '+', 'LIMIT', '0', int(slice))
+      local finished = {}
+      for _, member in ipairs(members) do
+        work = work + 1
+        local id = code_id(string.match(member, '|([^|]*)$'))
+        if
+          redis.call('HEXISTS', g.state, 'k:' .. id) == 1
+          and #redis.call('XPENDING', stream, group, id, id, '1') == 0
+        then
+          finished[#finished + 1] = id
+        end
+      end
+      release(g, finished)
+      if #members < slice then
+        redis.call('HDEL', meta, 'sweep:lines')
+      else
+        redis.call('HSET', meta, 'sweep:lines', '(' .. members[#members])
       end
     end
 
@@ -253,14 +272,14 @@ if next(present) ~= nil and work < budget then
     else
       need = successor(record['last-delivered-id'])
     end
-    -- The oldest grouped message waiting in a key's line of this group.
-    local keyed = groups_keyed[name]
-    if keyed then
-      local oldest = redis.call('ZRANGEBYLEX', keyed, '[w', '(x', 'LIMIT', '0', '1')
+    -- The oldest grouped message waiting in a key's line of this group: nothing from its time on.
+    local heads = groups_heads[name]
+    if heads then
+      local oldest = redis.call('ZRANGE', heads, '0', '0', 'WITHSCORES')
       if #oldest > 0 then
-        local _, waiting_id = waiting_parts(oldest[1])
-        if not need or id_less(waiting_id, need) then
-          need = waiting_id
+        local waiting_bound = int(tonumber(oldest[2])) .. '-0'
+        if not need or id_less(waiting_bound, need) then
+          need = waiting_bound
         end
       end
     end

@@ -18,6 +18,7 @@ local function group_of(name, k, gk)
     meta = gk.meta,
     keyed = gk.keyed,
     turns = gk.turns,
+    heads = gk.heads,
     state = gk.keyState,
   }
 end
@@ -33,6 +34,7 @@ local function group_named(name, k, prefix)
     meta = base .. ':meta',
     keyed = base .. ':keyed',
     turns = base .. ':turns',
+    heads = base .. ':heads',
     keyState = base .. ':keys',
   })
 end
@@ -76,39 +78,29 @@ end
 -- fewer than maxInFlightPerKey earlier messages of its key are in flight there (delivered, not yet
 -- acked or dead-lettered), in stream order, and keys take turns. Per group:
 --   keyed (sorted set, every score 0, read by lex range) holds each key's line: its unfinished
---     messages in stream order, `k<key code>|<id code>`; those in flight always come first (a key
+--     messages in stream order, `<key code>|<id code>`. Those in flight always come first (a key
 --     delivers from the front of what waits, and a new message joins at the end), so the next to
---     deliver is at offset f, the key's in-flight count. The waiting ones are also listed by id,
---     `w<id code>|<key code>`: the oldest waiting message, and what the trim must keep.
---   turns (sorted set) holds the keys that may deliver now, scored by their turn: consume serves
---     the lowest turns, one message each, and a key that may deliver more takes a new turn at the
---     end (round robin).
---   keyState (hash): `f:<key>` in flight, `p:<key>` waiting, `k:<id>` the key of each in-flight
---     message, `turn` (the last turn given), `waiting` and `waitingKeys` (for stats).
+--     deliver is at offset f, the key's in-flight count.
+--   turns (sorted set): the keys that may deliver now, scored by their turn. Consume serves the
+--     lowest turns, one message each, and a key that may deliver more takes a new turn at the end
+--     (round robin).
+--   heads (sorted set): the keys with waiting messages, scored by the time part of their first
+--     waiting message's id: the oldest waiting key, what the trim must keep, where the sweep
+--     looks for expired ones, and (its size) how many keys have messages waiting.
+--   keyState (hash): `f:<key>` in flight and `p:<key>` waiting (absent for 0), `k:<id>` the key of
+--     each in-flight message, `turn` (the last turn given), `waiting` (in all lines).
 -- A waiting message is in no PEL: the group has moved past it (XGROUP SETID, or XACK after a read),
--- and its key line alone owns it until consume claims it for a consumer (XCLAIM FORCE).
+-- and its key's line alone owns it until consume claims it for a consumer (XCLAIM FORCE).
 
--- Zero-padded to 20 digits, so ids' halves compare as text as they do as numbers.
-local function pad20(digits)
-  return string.rep('0', 20 - #digits) .. digits
-end
-
-local function unpad(digits)
-  local trimmed = string.gsub(digits, '^0+', '')
-  if trimmed == '' then
-    return '0'
-  end
-  return trimmed
-end
-
--- An id as 41 characters that sort as the ids do, and back.
+-- An id as text that sorts as the ids do: each half after a letter giving its length ('A' + n - 1
+-- for n digits; Redis writes no leading zeros), and back.
 local function id_code(id)
   local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return pad20(ms) .. '-' .. pad20(seq)
+  return string.char(64 + #ms) .. ms .. '-' .. string.char(64 + #seq) .. seq
 end
 
 local function code_id(code)
-  return unpad(string.sub(code, 1, 20)) .. '-' .. unpad(string.sub(code, 22, 41))
+  return (string.gsub(code, '%u', ''))
 end
 
 -- A group key as members carry it: its length in bytes, ':', the key. No key's members can then
@@ -117,24 +109,19 @@ local function key_code(key)
   return #key .. ':' .. key
 end
 
-local function line_member(kc, code)
-  return 'k' .. kc .. '|' .. code
-end
-
-local function waiting_member(code, kc)
-  return 'w' .. code .. '|' .. kc
-end
-
--- The key and id of a `w` member.
-local function waiting_parts(member)
-  local kc = string.sub(member, 44)
-  local colon = string.find(kc, ':', 1, true)
-  return string.sub(kc, colon + 1), code_id(string.sub(member, 2, 42))
-end
-
--- Members of one key's line start with this; '~' sorts after every id code.
+-- Members of one key's line start with `<key code>|`; '~' sorts after every id code.
 local function line_range(kc)
-  return '[k' .. kc .. '|', '[k' .. kc .. '|~'
+  return '[' .. kc .. '|', '[' .. kc .. '|~'
+end
+
+-- A key's heads score: its first waiting message's time, at most 2^53 (exact as a score, and never
+-- above the id's own time, so a trim bound made from it keeps the message).
+local function head_score(code)
+  local ms = tonumber(string.sub(code, 2, 1 + string.byte(code, 1) - 64))
+  if ms > 9007199254740992 then
+    return '9007199254740992'
+  end
+  return int(ms)
 end
 
 -- The groupKey of an entry (its flat field list), or nil.
@@ -145,6 +132,50 @@ local function group_key_of(fields)
     end
   end
   return nil
+end
+
+-- The in-flight and waiting counts of the keys of `list` (`of[key]` = {f, p}) and the total
+-- waiting, in one HMGET.
+local function key_counts(g, list)
+  local get = { 'HMGET', g.state, 'waiting' }
+  for _, key in ipairs(list) do
+    get[#get + 1] = 'f:' .. key
+    get[#get + 1] = 'p:' .. key
+  end
+  local values = redis.call(unpack(get))
+  local counts = { waiting = tonumber(values[1]) or 0, of = {} }
+  for i, key in ipairs(list) do
+    counts.of[key] = { f = tonumber(values[2 * i]) or 0, p = tonumber(values[2 * i + 1]) or 0 }
+  end
+  return counts
+end
+
+-- Writes the counts of `list` and the total back (a count of 0 is removed), with `set` (more
+-- field, value pairs) and `unset` (more fields to remove): one HSET, one HDEL.
+local function save_counts(g, counts, list, set, unset)
+  local hset = { 'HSET', g.state, 'waiting', int(counts.waiting) }
+  local hdel = { 'HDEL', g.state }
+  for _, key in ipairs(list) do
+    local c = counts.of[key]
+    for _, field in ipairs({ 'f', 'p' }) do
+      if c[field] > 0 then
+        hset[#hset + 1] = field .. ':' .. key
+        hset[#hset + 1] = int(c[field])
+      else
+        hdel[#hdel + 1] = field .. ':' .. key
+      end
+    end
+  end
+  for _, value in ipairs(set or {}) do
+    hset[#hset + 1] = value
+  end
+  for _, field in ipairs(unset or {}) do
+    hdel[#hdel + 1] = field
+  end
+  redis.call(unpack(hset))
+  if #hdel > 2 then
+    redis.call(unpack(hdel))
+  end
 end
 
 -- Gives each key of `list` a turn after every key that has one; a key holds one turn at most.
@@ -161,68 +192,68 @@ local function give_turns(g, list)
   redis.call(unpack(zadd))
 end
 
--- Puts messages the group has moved past without delivering them (`parked`: {id, key} pairs in
--- stream order, in no PEL) at the ends of their keys' lines, waiting. A key that may deliver (fewer
--- than `per_key` in flight) gets a turn.
-local function park(g, parked, per_key)
-  if #parked == 0 then
-    return
-  end
-  local zadd = { 'ZADD', g.keyed }
-  local counts, order = {}, {}
-  for _, item in ipairs(parked) do
-    local code, kc = id_code(item[1]), key_code(item[2])
-    zadd[#zadd + 1] = '0'
-    zadd[#zadd + 1] = line_member(kc, code)
-    zadd[#zadd + 1] = '0'
-    zadd[#zadd + 1] = waiting_member(code, kc)
+-- Distinct keys of `items` ({id, key, ...} each), in order of first appearance.
+local function keys_of(items)
+  local order, seen = {}, {}
+  for _, item in ipairs(items) do
     local key = item[2]
-    if not counts[key] then
-      counts[key] = 0
+    if not seen[key] then
+      seen[key] = true
       order[#order + 1] = key
     end
-    counts[key] = counts[key] + 1
+  end
+  return order
+end
+
+-- Takes grouped messages into their keys' lines (`items`: {id, key} pairs in stream order, none in
+-- a PEL: the group moved past them): each waits at the end of its key's line, or, with `direct`
+-- (a consumer just read them into its PEL), goes straight into flight when its key has room and
+-- nothing waiting. A key that may deliver gets a turn. Answers the items that went into flight
+-- and those that wait.
+local function take_in(g, items, per_key, direct)
+  if #items == 0 then
+    return {}, {}
+  end
+  local order = keys_of(items)
+  local counts = key_counts(g, order)
+  local zadd, heads = { 'ZADD', g.keyed }, { 'ZADD', g.heads, 'NX' }
+  local flights, parked, set = {}, {}, {}
+  for _, item in ipairs(items) do
+    local id, key = item[1], item[2]
+    local c = counts.of[key]
+    local code = id_code(id)
+    zadd[#zadd + 1] = '0'
+    zadd[#zadd + 1] = key_code(key) .. '|' .. code
+    if direct and c.p == 0 and c.f < per_key then
+      c.f = c.f + 1
+      flights[#flights + 1] = item
+      set[#set + 1] = 'k:' .. id
+      set[#set + 1] = key
+    else
+      if c.p == 0 then
+        -- The key's first waiting message: its head (NX keeps an older one).
+        heads[#heads + 1] = head_score(code)
+        heads[#heads + 1] = key
+      end
+      c.p = c.p + 1
+      counts.waiting = counts.waiting + 1
+      parked[#parked + 1] = item
+    end
   end
   redis.call(unpack(zadd))
-  local fresh = 0
-  local flying = { 'HMGET', g.state }
-  for _, key in ipairs(order) do
-    if redis.call('HINCRBY', g.state, 'p:' .. key, counts[key]) == counts[key] then
-      fresh = fresh + 1
-    end
-    flying[#flying + 1] = 'f:' .. key
+  if #heads > 3 then
+    redis.call(unpack(heads))
   end
-  local f = redis.call(unpack(flying))
+  save_counts(g, counts, order, set)
   local ready = {}
-  for i, key in ipairs(order) do
-    if (tonumber(f[i]) or 0) < per_key then
+  for _, key in ipairs(order) do
+    local c = counts.of[key]
+    if c.p > 0 and c.f < per_key then
       ready[#ready + 1] = key
     end
   end
   give_turns(g, ready)
-  redis.call('HINCRBY', g.state, 'waiting', #parked)
-  if fresh > 0 then
-    redis.call('HINCRBY', g.state, 'waitingKeys', fresh)
-  end
-end
-
--- A waiting message leaves the waiting list (delivered, dead-lettered or gone); its line member
--- stays for the caller to keep (in flight) or remove.
-local function unwait(g, key, code, kc)
-  redis.call('ZREM', g.keyed, waiting_member(code, kc))
-  if redis.call('HINCRBY', g.state, 'p:' .. key, -1) <= 0 then
-    redis.call('HDEL', g.state, 'p:' .. key)
-    redis.call('HINCRBY', g.state, 'waitingKeys', -1)
-  end
-  redis.call('HINCRBY', g.state, 'waiting', -1)
-end
-
--- `id`, read from the stream by a consumer while its key had nothing waiting and room in flight,
--- goes straight into flight: the end of its key's line (behind the key's other in-flight ones).
-local function fly(g, id, key)
-  redis.call('ZADD', g.keyed, '0', line_member(key_code(key), id_code(id)))
-  redis.call('HSET', g.state, 'k:' .. id, key)
-  redis.call('HINCRBY', g.state, 'f:' .. key, 1)
+  return flights, parked
 end
 
 -- In-flight grouped messages among `ids` are done (acked, dead-lettered or dropped): each leaves
@@ -237,31 +268,29 @@ local function release(g, ids)
     get[i + 2] = 'k:' .. id
   end
   local found = redis.call(unpack(get))
-  local zrem, hdel = { 'ZREM', g.keyed }, { 'HDEL', g.state }
-  local counts, order = {}, {}
+  local items, zrem, unset = {}, { 'ZREM', g.keyed }, {}
   for i, id in ipairs(ids) do
     local key = found[i]
     if key then
-      zrem[#zrem + 1] = line_member(key_code(key), id_code(id))
-      hdel[#hdel + 1] = 'k:' .. id
-      if not counts[key] then
-        counts[key] = 0
-        order[#order + 1] = key
-      end
-      counts[key] = counts[key] + 1
+      items[#items + 1] = { id, key }
+      zrem[#zrem + 1] = key_code(key) .. '|' .. id_code(id)
+      unset[#unset + 1] = 'k:' .. id
     end
   end
-  if #order == 0 then
+  if #items == 0 then
     return
   end
+  local order = keys_of(items)
+  local counts = key_counts(g, order)
+  for _, item in ipairs(items) do
+    local c = counts.of[item[2]]
+    c.f = math.max(0, c.f - 1)
+  end
   redis.call(unpack(zrem))
-  redis.call(unpack(hdel))
+  save_counts(g, counts, order, nil, unset)
   local ready = {}
   for _, key in ipairs(order) do
-    if redis.call('HINCRBY', g.state, 'f:' .. key, -counts[key]) <= 0 then
-      redis.call('HDEL', g.state, 'f:' .. key)
-    end
-    if redis.call('HEXISTS', g.state, 'p:' .. key) == 1 then
+    if counts.of[key].p > 0 then
       ready[#ready + 1] = key
     end
   end
@@ -339,16 +368,31 @@ local function take_over(g, consumer, id, holder, deliveries, cfg, now)
   return fields
 end
 
+-- The group moves past `taken` entries ending at `last` that it did not deliver: XGROUP SETID,
+-- keeping its entries-read count (its lag) exact.
+local function move_past(g, info, last, taken)
+  local read = info['entries-read']
+  if type(read) == 'number' then
+    redis.call('XGROUP', 'SETID', g.stream, g.name, last, 'ENTRIESREAD', int(read + taken))
+  else
+    -- Redis has no entries-read count for the group (a group starts without one): a read lets
+    -- Redis work it out as it does for every read, so the group's lag stays known. NOACK leaves
+    -- nothing pending, and the reader goes again at once.
+    redis.call('XREADGROUP', 'GROUP', g.name, 'esq:lines', 'NOACK', 'COUNT', int(taken), 'STREAMS', g.stream, '>')
+    redis.call('XGROUP', 'DELCONSUMER', g.stream, g.name, 'esq:lines')
+  end
+end
+
 -- Takes the run of grouped entries right after the group's last-delivered id (at most `limit`)
--- into their keys' lines without delivering them: the group moves past them (XGROUP SETID, keeping
--- its entries-read count) and its key lines own them from then on; expired ones are dead-lettered
--- instead. Stops at the first entry without a groupKey, which consumers read with XREADGROUP as
--- before. `info` is the group's XINFO GROUPS record. Answers how many entries it took in and how
--- many of those it dead-lettered.
+-- into their keys' lines without delivering them: the group moves past them and its key lines own
+-- them from then on; expired ones are dead-lettered instead. Stops at the first entry without a
+-- groupKey, which consumers read with XREADGROUP as before. `info` is the group's XINFO GROUPS
+-- record. Answers how many entries it took in and how many of those it dead-lettered.
 local function park_run(g, info, limit, cfg, now)
   local from = successor(info['last-delivered-id'])
   local parked, dead = {}, 0
   local last = nil
+  local taken = 0
   -- The first page is one entry: a group behind on ungrouped entries costs one entry's read.
   local page = 1
   while from and limit > 0 do
@@ -368,6 +412,7 @@ local function park_run(g, info, limit, cfg, now)
         parked[#parked + 1] = { id, key }
       end
       last = id
+      taken = taken + 1
       limit = limit - 1
       from = successor(id)
     end
@@ -379,82 +424,184 @@ local function park_run(g, info, limit, cfg, now)
   if not last then
     return 0, 0
   end
-  park(g, parked, cfg.maxInFlightPerKey)
-  local read = info['entries-read']
-  local taken = #parked + dead
-  if type(read) == 'number' then
-    redis.call('XGROUP', 'SETID', g.stream, g.name, last, 'ENTRIESREAD', int(read + taken))
-  else
-    -- Redis has no entries-read count for the group (a group starts without one): a read lets
-    -- Redis work it out as it does for every read, so the group's lag stays known. NOACK leaves
-    -- nothing pending, and the reader goes again at once.
-    redis.call('XREADGROUP', 'GROUP', g.name, 'esq:lines', 'NOACK', 'COUNT', int(taken), 'STREAMS', g.stream, '>')
-    redis.call('XGROUP', 'DELCONSUMER', g.stream, g.name, 'esq:lines')
-  end
+  take_in(g, parked, cfg.maxInFlightPerKey, false)
+  move_past(g, info, last, taken)
   return taken, dead
+end
+
+-- produce's way in: `appended` ({id, key or false} in stream order) is what the call just added.
+-- When the group had read up to it (the entry after its last-delivered id is the first appended),
+-- the run is the appended grouped messages up to the first ungrouped one, known without reading
+-- them back (none can have expired yet); otherwise park_run reads from where the group is.
+local function park_appended(g, info, appended, cfg, now)
+  local from = successor(info['last-delivered-id'])
+  local following = from and redis.call('XRANGE', g.stream, from, '+', 'COUNT', '1')[1]
+  if not following or following[1] ~= appended[1][1] then
+    return park_run(g, info, #appended, cfg, now)
+  end
+  local parked = {}
+  for _, item in ipairs(appended) do
+    if not item[2] then
+      break
+    end
+    parked[#parked + 1] = item
+  end
+  if #parked == 0 then
+    return 0, 0
+  end
+  take_in(g, parked, cfg.maxInFlightPerKey, false)
+  move_past(g, info, parked[#parked][1], #parked)
+  return #parked, 0
+end
+
+-- A key's next waiting messages, from offset `in_flight` of its line: `count` members at most.
+local function waiting_of(g, kc, in_flight, count)
+  local low, high = line_range(kc)
+  return redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(in_flight), int(count))
 end
 
 -- Delivers to `consumer` up to `n` waiting grouped messages from the keys whose turn it is, one per
 -- key and turn (round robin); adds them to `out` ({id, deliveries, fields}) and `leased`, and
 -- answers how many it delivered and how many it dead-lettered (expired). Each key costs O(log n)
--- whatever its backlog; a key that can deliver no more (gone entries, a lowered
--- maxInFlightPerKey) is skipped and takes a turn again when one of its messages finishes.
+-- whatever its backlog; a key that can deliver no more (a lowered maxInFlightPerKey) is skipped
+-- and takes a turn again when one of its messages finishes.
 local function serve_turns(g, consumer, n, cfg, now, out, leased)
   local per_key = cfg.maxInFlightPerKey
   local delivered, dead = 0, 0
   -- Keys looked at: a bound on the work of one call however many expired or deleted entries wait.
   local visits, budget = 0, 10 * n + 100
   while delivered < n and visits < budget do
-    local keys_ = redis.call('ZRANGE', g.turns, '0', int(n - delivered - 1))
-    if #keys_ == 0 then
+    local turn = redis.call('ZRANGE', g.turns, '0', int(n - delivered - 1))
+    if #turn == 0 then
       break
     end
-    redis.call('ZREM', g.turns, unpack(keys_))
-    local flying = { 'HMGET', g.state }
-    for i, key in ipairs(keys_) do
-      flying[i + 2] = 'f:' .. key
-    end
-    local f = redis.call(unpack(flying))
-    local again = {}
-    visits = visits + #keys_
-    for i, key in ipairs(keys_) do
-      local in_flight = tonumber(f[i]) or 0
-      local kc = key_code(key)
-      local low, high = line_range(kc)
-      -- Past entries deleted behind our back, to the key's next message.
-      while in_flight < per_key do
-        local line = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(in_flight), '2')
-        if #line == 0 then
-          break
+    visits = visits + #turn
+    redis.call('ZREM', g.turns, unpack(turn))
+    local counts = key_counts(g, turn)
+    -- Each key's next waiting message (at offset f of its line), and the one behind it.
+    local picks = {}
+    local claim = { 'XCLAIM', g.stream, g.name, consumer, '0' }
+    for _, key in ipairs(turn) do
+      local c = counts.of[key]
+      if c.f < per_key and c.p > 0 then
+        local kc = key_code(key)
+        local low, high = line_range(kc)
+        local line = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(c.f), '2')
+        if #line > 0 then
+          local id = code_id(string.sub(line[1], #kc + 2))
+          picks[#picks + 1] = { id, key, line[1], line[2] and string.sub(line[2], #kc + 2) }
+          claim[#claim + 1] = id
         end
-        local code = string.sub(line[1], -41)
-        local id = code_id(code)
-        unwait(g, key, code, kc)
-        local claimed = redis.call('XCLAIM', g.stream, g.name, consumer, '0', id, 'FORCE', 'RETRYCOUNT', '1')
-        if #claimed == 0 then
-          redis.call('ZREM', g.keyed, line[1])
+      end
+    end
+    if #picks > 0 then
+      -- Into this consumer's PEL (FORCE: a waiting message is in none) as a first delivery.
+      claim[#claim + 1] = 'FORCE'
+      claim[#claim + 1] = 'RETRYCOUNT'
+      claim[#claim + 1] = '1'
+      local claimed = {}
+      for _, entry in ipairs(redis.call(unpack(claim))) do
+        claimed[entry[1]] = entry[2]
+      end
+      local gone = { 'ZREM', g.keyed }
+      local moved, dropped = { 'ZADD', g.heads, 'XX' }, { 'ZREM', g.heads }
+      local set, again, stale = {}, {}, {}
+      local flown = 0
+      for _, pick in ipairs(picks) do
+        local id, key, member, behind = pick[1], pick[2], pick[3], pick[4]
+        local c = counts.of[key]
+        -- No longer waiting: the key's head moves to the message behind it, if any.
+        c.p = c.p - 1
+        counts.waiting = counts.waiting - 1
+        if behind then
+          moved[#moved + 1] = head_score(behind)
+          moved[#moved + 1] = key
         else
-          redis.call('HSET', g.state, 'k:' .. id, key)
-          in_flight = redis.call('HINCRBY', g.state, 'f:' .. key, 1)
-          held_add(g, consumer, 1)
-          local fields = claimed[1][2]
+          dropped[#dropped + 1] = key
+        end
+        local fields = claimed[id]
+        if not fields then
+          -- Deleted behind our back: out of its line; the key goes on with its next message.
+          gone[#gone + 1] = member
+          if behind then
+            again[#again + 1] = key
+          end
+        else
+          c.f = c.f + 1
+          flown = flown + 1
+          set[#set + 1] = 'k:' .. id
+          set[#set + 1] = key
           if expired(fields, id, cfg, now) then
-            -- Its release gives the key a new turn when more of it waits.
-            dead_letter(g, id, fields, 0, 'expired', now, consumer)
-            dead = dead + 1
+            stale[#stale + 1] = { id, fields }
           else
             out[#out + 1] = { id, 1, fields }
             leased[#leased + 1] = id
             delivered = delivered + 1
-            if in_flight < per_key and #line > 1 then
+            if c.f < per_key and behind then
               again[#again + 1] = key
             end
           end
-          break
         end
       end
+      save_counts(g, counts, turn, set)
+      if #moved > 3 then
+        redis.call(unpack(moved))
+      end
+      if #dropped > 2 then
+        redis.call(unpack(dropped))
+      end
+      if #gone > 2 then
+        redis.call(unpack(gone))
+      end
+      held_add(g, consumer, flown)
+      -- Expired: dead-lettered; the release gives the key a new turn when more of it waits.
+      for _, item in ipairs(stale) do
+        dead_letter(g, item[1], item[2], 0, 'expired', now, consumer)
+        dead = dead + 1
+      end
+      give_turns(g, again)
     end
-    give_turns(g, again)
   end
   return delivered, dead
+end
+
+-- The key's waiting messages from its first on, while their entries are gone or expired (at most
+-- `limit`): dropped or dead-lettered, and out of its line; heads follows. Answers how many it
+-- dropped and how many it dead-lettered (the sweep's look at the oldest waiting messages).
+local function clear_head(g, key, cfg, now, limit)
+  local kc = key_code(key)
+  local low, high = line_range(kc)
+  local dropped, dead = 0, 0
+  while dropped + dead < limit do
+    local counts = key_counts(g, { key })
+    local c = counts.of[key]
+    if c.p == 0 then
+      break
+    end
+    local line = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(c.f), '2')
+    if #line == 0 then
+      break
+    end
+    local id = code_id(string.sub(line[1], #kc + 2))
+    local fields = entry_fields(g.stream, id)
+    if fields and not expired(fields, id, cfg, now) then
+      break
+    end
+    c.p = c.p - 1
+    counts.waiting = counts.waiting - 1
+    save_counts(g, counts, { key })
+    if line[2] then
+      redis.call('ZADD', g.heads, 'XX', head_score(string.sub(line[2], #kc + 2)), key)
+    else
+      redis.call('ZREM', g.heads, key)
+    end
+    redis.call('ZREM', g.keyed, line[1])
+    if fields then
+      dead_letter(g, id, fields, 0, 'expired', now, nil)
+      dead = dead + 1
+    else
+      dropped = dropped + 1
+    end
+  end
+  return dropped, dead
 end

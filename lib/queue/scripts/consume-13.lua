@@ -4,7 +4,8 @@
 -- messages from the keys whose turn it is and reads new ones (a grouped one goes into flight when
 -- its key has room and nothing waiting, else to the end of its key's line). While the queue or the
 -- group is paused it delivers nothing.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, keyed, turns, keyState, wake
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, keyed, turns, heads, keyState,
+--   wake
 -- ARGV: group, consumer, count: int, now: int, config: json
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
 --   ...messages: {id: string, deliveries: int, fields: fields}
@@ -111,7 +112,7 @@ local function read_new()
     local entries = read[1][2]
     held_add(g, consumer, #entries)
     local asked = n
-    local parked, set_aside = {}, {}
+    local grouped = {}
     for _, entry in ipairs(entries) do
       local id, fields = entry[1], entry[2]
       local key = group_key_of(fields)
@@ -119,27 +120,28 @@ local function read_new()
         dead_letter(g, id, fields, 0, 'expired', now, consumer)
         out[2] = out[2] + 1
       elseif key then
-        local state = redis.call('HMGET', g.state, 'f:' .. key, 'p:' .. key)
-        if not state[2] and (tonumber(state[1]) or 0) < per_key then
-          fly(g, id, key)
-          out[#out + 1] = { id, 1, fields }
-          leased[#leased + 1] = id
-          n = n - 1
-        else
-          parked[#parked + 1] = { id, key }
-          set_aside[#set_aside + 1] = id
-        end
+        grouped[#grouped + 1] = { id, key, fields }
       else
         out[#out + 1] = { id, 1, fields }
         leased[#leased + 1] = id
         n = n - 1
       end
     end
-    if #set_aside > 0 then
-      -- Out of this consumer's PEL and into their keys' lines.
-      redis.call('XACK', g.stream, g.name, unpack(set_aside))
-      held_add(g, consumer, -#set_aside)
-      park(g, parked, per_key)
+    -- A grouped one goes into flight when its key has room and nothing waiting, else out of this
+    -- consumer's PEL and to the end of its key's line.
+    local flights, parked = take_in(g, grouped, per_key, true)
+    for _, item in ipairs(flights) do
+      out[#out + 1] = { item[1], 1, item[3] }
+      leased[#leased + 1] = item[1]
+      n = n - 1
+    end
+    if #parked > 0 then
+      local xack = { 'XACK', g.stream, g.name }
+      for _, item in ipairs(parked) do
+        xack[#xack + 1] = item[1]
+      end
+      redis.call(unpack(xack))
+      held_add(g, consumer, -#parked)
       parked_any = true
     end
     if #entries < asked then
