@@ -24,7 +24,7 @@ const KEYS = 1000;
 const BATCH = 100;
 const BACKLOG = Number(process.env.BENCH_GROUPS_BACKLOG ?? 1_000_000);
 const CONSUMES = Number(process.env.BENCH_GROUPS_CONSUMES ?? 400);
-const HTTP_SECONDS = Number(process.env.BENCH_GROUPS_HTTP_SECONDS ?? 8);
+const HTTP_MESSAGES = Number(process.env.BENCH_GROUPS_HTTP_MESSAGES ?? 20_000);
 const THROUGHPUT_TARGET = 0.7;
 const BACKLOG_TARGET = 1.5;
 
@@ -141,39 +141,43 @@ async function send(base: string, method: string, path: string, payload?: unknow
 const post = (base: string, path: string, payload: unknown) => send(base, 'POST', path, payload);
 
 interface HttpFlow {
-  /** Messages acked per second. */
+  /** Messages produced, consumed and acked per second, over both phases. */
   rate: number;
-  /** The server process's CPU time per acked message, µs. */
+  /** The server process's CPU time per message, µs. */
   cpuUs: number;
 }
 
+interface HttpShape {
+  messages: number;
+  producers: number;
+  perProduce: number;
+  count: number;
+}
+
 /**
- * Through the HTTP API for `seconds`: `producers` apps posting `perProduce` messages a request
- * (with keys: message n has groupKey `key-<n mod 1000>`) while 4 workers consume `count` and ack
- * what they got, a request each.
+ * Through the HTTP API, a fixed amount of work: `producers` apps post `shape.messages` messages,
+ * `perProduce` a request (with keys: message n has groupKey `key-<n mod 1000>`), then 4 workers
+ * consume `count` a request and ack what they got until every message is acked.
  */
-async function httpFlow(
-  server: ServerProcess,
-  keyed: boolean,
-  seconds: number,
-  shape: { producers: number; perProduce: number; count: number },
-): Promise<HttpFlow> {
+async function httpRun(server: ServerProcess, keyed: boolean, shape: HttpShape): Promise<HttpFlow> {
   const queue = `/v1/queues/${unique(keyed ? 'keyed' : 'plain')}`;
   await send(server.url, 'PUT', `${queue}/groups/g`, { start: '0' });
-  const deadline = Date.now() + seconds * 1000;
   let next = 0;
   let acked = 0;
   const producer = async () => {
-    while (Date.now() < deadline) {
-      const messages = Array.from({ length: shape.perProduce }, () => {
+    while (next < shape.messages) {
+      const size = Math.min(shape.perProduce, shape.messages - next);
+      const messages = Array.from({ length: size }, () => {
         const n = next++;
         return keyed ? { body, groupKey: `key-${n % KEYS}` } : { body };
       });
       await post(server.url, `${queue}/messages`, { messages });
     }
   };
+  const deadline = Date.now() + 120_000;
   const worker = async (name: string) => {
-    while (Date.now() < deadline) {
+    while (acked < shape.messages) {
+      if (Date.now() > deadline) throw new Error(`${queue}: ${acked} of ${shape.messages} acked in 120 s`);
       const { messages } = (await post(server.url, `${queue}/groups/g/consume`, {
         consumer: name,
         count: shape.count,
@@ -186,24 +190,21 @@ async function httpFlow(
     }
   };
   const cpuBefore = await server.cpuMs();
-  await Promise.all([
-    ...Array.from({ length: shape.producers }, () => producer()),
-    ...Array.from({ length: 4 }, (_, i) => worker(`w${i}`)),
-  ]);
+  const started = performance.now();
+  await Promise.all(Array.from({ length: shape.producers }, () => producer()));
+  await Promise.all(Array.from({ length: 4 }, (_, i) => worker(`w${i}`)));
+  const seconds = (performance.now() - started) / 1000;
   const cpu = (await server.cpuMs()) - cpuBefore;
   await send(server.url, 'DELETE', queue);
-  return { rate: acked / seconds, cpuUs: (cpu * 1000) / Math.max(1, acked) };
+  return { rate: shape.messages / seconds, cpuUs: (cpu * 1000) / shape.messages };
 }
 
-/** Keyed and plain HTTP flows in ABBA rounds on one server; medians. */
-async function httpCompare(
-  server: ServerProcess,
-  shape: { producers: number; perProduce: number; count: number },
-): Promise<{ keyed: HttpFlow; plain: HttpFlow }> {
+/** Keyed and plain HTTP runs in ABBA rounds on one server; medians. */
+async function httpCompare(server: ServerProcess, shape: HttpShape): Promise<{ keyed: HttpFlow; plain: HttpFlow }> {
   const runs: Record<'keyed' | 'plain', HttpFlow[]> = { keyed: [], plain: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const keyed of round % 2 === 0 ? [true, false] : [false, true]) {
-      runs[keyed ? 'keyed' : 'plain'].push(await httpFlow(server, keyed, HTTP_SECONDS / 2, shape));
+      runs[keyed ? 'keyed' : 'plain'].push(await httpRun(server, keyed, shape));
     }
   }
   const pick = (list: HttpFlow[]) => ({
@@ -223,8 +224,18 @@ export async function run(): Promise<string> {
   const server = await startServer('api');
   let serving = true;
   try {
-    const single = await httpCompare(server, { producers: 12, perProduce: 1, count: 10 });
-    const batched = await httpCompare(server, { producers: 2, perProduce: 100, count: 100 });
+    const single = await httpCompare(server, {
+      messages: HTTP_MESSAGES / 4,
+      producers: 12,
+      perProduce: 1,
+      count: 10,
+    });
+    const batched = await httpCompare(server, {
+      messages: HTTP_MESSAGES,
+      producers: 2,
+      perProduce: 100,
+      count: 100,
+    });
     await server.stop();
     serving = false;
     const overTcp = service(createIoredisClient(connection), prefix);
@@ -247,14 +258,21 @@ export async function run(): Promise<string> {
       '',
       '`npm run bench -- groups` (bench/groups.ts): ordered message groups (issue 15).',
       '',
-      `Through the HTTP API: \`npm start\`'s server on the in-process engine in a process of its own, driven from the bench process;`,
-      `keyed: message n has groupKey \`key-<n mod ${KEYS}>\`. Each flow runs ${HTTP_SECONDS / 2} s, ${ROUNDS} runs per variant in ABBA order; medians.`,
-      "Messages acked per second, and the server's CPU time per acked message (the figure other load moves least).",
+      `Through the HTTP API: \`npm start\`'s server on the in-process engine in a process of its own, driven from the bench process.`,
+      `Each run produces its messages, then 4 workers consume and ack until all are acked; keyed: message n has groupKey`,
+      `\`key-<n mod ${KEYS}>\`. ${ROUNDS} runs per variant in ABBA order; medians of messages/s over the whole run and of the`,
+      "server's CPU time per message (the figure other load moves least).",
       '',
       `| flow | ${KEYS.toLocaleString('en')} keys, msgs/s | no keys, msgs/s | ratio | ≥ ${THROUGHPUT_TARGET}x | server CPU µs/msg, keys / none |`,
       '|---|---:|---:|---:|---|---:|',
-      httpRow('12 apps producing 1 message a request, 4 workers consuming 10 and acking', single),
-      httpRow('2 apps producing 100 a request, 4 workers consuming 100 and acking', batched),
+      httpRow(
+        `${(HTTP_MESSAGES / 4).toLocaleString('en')} messages, 12 apps producing 1 a request; workers consuming 10`,
+        single,
+      ),
+      httpRow(
+        `${HTTP_MESSAGES.toLocaleString('en')} messages, 2 apps producing 100 a request; workers consuming 100`,
+        batched,
+      ),
       '',
       "The library alone (no HTTP), where the key lines' own cost shows most:",
       `produce (batch ${BATCH}) → consume (count ${BATCH}) → ack in one loop, ${MESSAGES.toLocaleString('en')} messages a run over TCP`,

@@ -32,19 +32,14 @@ export interface QueueKeys {
   lease(group: string): string;
   /** Per-group record: consumers' last-seen times, nack markers, sweep cursors. */
   groupMeta(group: string): string;
-  /**
-   * Per-group lines of grouped messages (sorted set, all scores 0, read by lex range): each key's
-   * unfinished messages in produce order, `<key code>|<id code>`, those in flight first, then the
-   * waiting ones. See docs/queue-design.md, "Ordered message groups".
-   */
-  keyed(group: string): string;
   /** Per-group round robin (sorted set): group key → its turn, for keys that may deliver now. */
   turns(group: string): string;
   /** Per-group sorted set: group key → the time of its first waiting message, for keys with some. */
   heads(group: string): string;
   /**
-   * Per-group hash of the key lines' counts: `f:<key>` in flight, `k:<id>` the key of an in-flight
-   * message, `turn` (the last turn given), `waiting` (messages waiting in all lines).
+   * Per-group hash of the key lines (ordered message groups): each key's line of unfinished
+   * messages as a doubly linked list with its head, tail, first waiting message and in-flight
+   * count, the key of each in-flight message, and counters. See docs/queue-design.md.
    */
   keyState(group: string): string;
   dedup(dedupId: string): string;
@@ -87,7 +82,6 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         wake: `${base}:wake`,
         lease: (group) => `${base}:g:${group}:lease`,
         groupMeta: (group) => `${base}:g:${group}:meta`,
-        keyed: (group) => `${base}:g:${group}:keyed`,
         turns: (group) => `${base}:g:${group}:turns`,
         heads: (group) => `${base}:g:${group}:heads`,
         keyState: (group) => `${base}:g:${group}:keys`,

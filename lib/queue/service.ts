@@ -110,11 +110,8 @@ function groupKeys(k: QueueKeys, group: string): { lease: string; meta: string }
 }
 
 /** A group's key lines (ordered message groups) as the scripts name them. */
-function keyLines(
-  k: QueueKeys,
-  group: string,
-): { keyed: string; turns: string; heads: string; keyState: string } {
-  return { keyed: k.keyed(group), turns: k.turns(group), heads: k.heads(group), keyState: k.keyState(group) };
+function keyLines(k: QueueKeys, group: string): { turns: string; heads: string; keyState: string } {
+  return { turns: k.turns(group), heads: k.heads(group), keyState: k.keyState(group) };
 }
 
 /** A group's every key. */

@@ -42,7 +42,6 @@ it('sends a script only the config fields it reads, and the script looks up only
     config: 'c',
     lease: 'l',
     meta: 'm',
-    keyed: 'k',
     turns: 't',
     heads: 'h',
     keyState: 'ks',

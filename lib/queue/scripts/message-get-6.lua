@@ -61,18 +61,15 @@ local group_key = fields and group_key_of(fields)
 -- there (finished, or never taken in), else 'waiting' (the next of its key to go) or 'blocked'
 -- and the key's head.
 local function line_state(g)
-  local code, kc = id_code(id), key_code(group_key)
-  local low, high = line_range(kc)
-  local member = kc .. '|' .. code
-  if not redis.call('ZSCORE', g.keyed, member) or redis.call('HEXISTS', g.state, 'k:' .. id) == 1 then
+  local v = redis.call('HMGET', g.state, 'v:' .. id, 'k:' .. id, 'h:' .. group_key, 'w:' .. group_key, 'f:' .. group_key)
+  -- In a line: it has a message before it there, or it is the line's head; waiting: not in flight.
+  if not (v[1] or v[3] == id) or v[2] then
     return nil
   end
-  local in_flight = tonumber(redis.call('HGET', g.state, 'f:' .. group_key)) or 0
-  if in_flight < cfg.maxInFlightPerKey and waiting_of(g, kc, in_flight, 1)[1] == member then
+  if v[4] == id and (tonumber(v[5]) or 0) < cfg.maxInFlightPerKey then
     return 'waiting', ''
   end
-  local head = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', '0', '1')[1]
-  return 'blocked', code_id(string.sub(head, #kc + 2))
+  return 'blocked', v[3]
 end
 
 local letters = {}

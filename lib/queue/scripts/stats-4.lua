@@ -52,12 +52,10 @@ for _, group_info in ipairs(groups) do
   local oldest_key, oldest_id, oldest_age = '', '', -1
   local oldest = redis.call('ZRANGE', g.heads, '0', '0')[1]
   if oldest then
-    local in_flight = tonumber(redis.call('HGET', g.state, 'f:' .. oldest)) or 0
-    local kc = key_code(oldest)
-    local first = waiting_of(g, kc, in_flight, 1)[1]
+    local first = redis.call('HGET', g.state, 'w:' .. oldest)
     if first then
-      oldest_key, oldest_id = oldest, code_id(string.sub(first, #kc + 2))
-      oldest_age = age_of(oldest_id)
+      oldest_key, oldest_id = oldest, first
+      oldest_age = age_of(first)
     end
   end
   local lag = info.lag

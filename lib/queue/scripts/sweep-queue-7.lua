@@ -6,16 +6,15 @@
 --      dead-letter the expired messages at the head of the group's backlog (not delivered yet);
 --      take the run of grouped messages at the head of the backlog into their keys' lines (so a
 --      group created on a backlog, or behind on it, gives every key its turn); and walk a slice of
---      the waiting grouped messages, dead-lettering expired ones and dropping deleted ones;
+--      the keys with waiting messages, oldest first (clear_head);
 --   3. per group, a small slice of the pending list: drop references to deleted entries and index
---      pending entries that no lease covers (delivered by other clients); and a slice of the key
---      lines: release a key whose in-flight message was acked by a client that keeps no lines;
+--      pending entries that no lease covers (delivered by other clients);
 --   4. per group, delete consumers with nothing pending that have been idle past the limit, and
 --      reset each consumer's held count to what Redis says it holds;
 --   5. trim entries every group has acked (never one some group has not received or acked, nor a
 --      grouped message waiting in a key's line) that are older than the retention.
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake,
---   ...groups: {lease, meta, keyed, turns, heads, keyState}
+--   ...groups: {lease, meta, turns, heads, keyState}
 --   (groups: each group's keys, in the order of args.groupNames)
 -- ARGV: queue, now: int, budget: int, config: json, ...groupNames
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
@@ -151,7 +150,8 @@ for gi, group in ipairs(args.groupNames) do
     end
 
     -- 2d. The keys whose waiting messages are oldest, a slice from where the last sweep stopped:
-    -- a key's first waiting messages whose TTL passed are dead-lettered, deleted ones dropped.
+    -- a key's first waiting messages whose TTL passed are dead-lettered, deleted ones dropped, and
+    -- its in-flight ones acked behind our back release it (clear_head).
     if work < budget then
       -- By rank: many keys can share a time; ranks move as heads change, so a pass may see a key
       -- twice or miss one, and the next pass comes round again.
@@ -197,32 +197,6 @@ for gi, group in ipairs(args.groupNames) do
         else
           redis.call('HDEL', meta, 'sweep:pel')
         end
-      end
-    end
-
-    -- 3b. A slice of the key lines, from where the last sweep stopped: a message in flight that is
-    -- no longer pending (acked by a client that keeps no key lines, such as a release of this queue
-    -- from before them during a rolling upgrade) releases its key.
-    if work < budget and redis.call('EXISTS', g.keyed) == 1 then
-      local from = redis.call('HGET', meta, 'sweep:lines') or '-'
-      local slice = math.min(AUDIT_SLICE, budget - work)
-      local members = redis.call('ZRANGEBYLEX', g.keyed, from, '+', 'LIMIT', '0', int(slice))
-      local finished = {}
-      for _, member in ipairs(members) do
-        work = work + 1
-        local id = code_id(string.match(member, '|([^|]*)$'))
-        if
-          redis.call('HEXISTS', g.state, 'k:' .. id) == 1
-          and #redis.call('XPENDING', stream, group, id, id, '1') == 0
-        then
-          finished[#finished + 1] = id
-        end
-      end
-      release(g, finished)
-      if #members < slice then
-        redis.call('HDEL', meta, 'sweep:lines')
-      else
-        redis.call('HSET', meta, 'sweep:lines', '(' .. members[#members])
       end
     end
 

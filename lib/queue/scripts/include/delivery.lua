@@ -16,7 +16,6 @@ local function group_of(name, k, gk)
     wake = k.wake,
     lease = gk.lease,
     meta = gk.meta,
-    keyed = gk.keyed,
     turns = gk.turns,
     heads = gk.heads,
     state = gk.keyState,
@@ -32,7 +31,6 @@ local function group_named(name, k, prefix)
   return group_of(name, k, {
     lease = base .. ':lease',
     meta = base .. ':meta',
-    keyed = base .. ':keyed',
     turns = base .. ':turns',
     heads = base .. ':heads',
     keyState = base .. ':keys',
@@ -76,48 +74,32 @@ end
 
 -- Ordered message groups. A message with a `groupKey` field is delivered to a group only while
 -- fewer than maxInFlightPerKey earlier messages of its key are in flight there (delivered, not yet
--- acked or dead-lettered), in stream order, and keys take turns. Per group:
---   keyed (sorted set, every score 0, read by lex range) holds each key's line: its unfinished
---     messages in stream order, `<key code>|<id code>`. Those in flight always come first (a key
---     delivers from the front of what waits, and a new message joins at the end), so the next to
---     deliver is at offset f, the key's in-flight count.
---   turns (sorted set): the keys that may deliver now, scored by their turn. Consume serves the
---     lowest turns, one message each, and a key that may deliver more takes a new turn at the end
---     (round robin).
---   heads (sorted set): the keys with waiting messages, scored by the time part of their first
---     waiting message's id: the oldest waiting key, what the trim must keep, where the sweep
---     looks for expired ones, and (its size) how many keys have messages waiting.
---   keyState (hash): `f:<key>` in flight and `p:<key>` waiting (absent for 0), `k:<id>` the key of
---     each in-flight message, `turn` (the last turn given), `waiting` (in all lines).
--- A waiting message is in no PEL: the group has moved past it (XGROUP SETID, or XACK after a read),
--- and its key's line alone owns it until consume claims it for a consumer (XCLAIM FORCE).
+-- acked or dead-lettered), in stream order, and keys take turns. Per group, a key's line is its
+-- unfinished messages in stream order, a doubly linked list in the keyState hash; those in flight
+-- always come first (a key delivers from the front of what waits, and a new message joins at the
+-- end). keyState holds:
+--   per key `h:<key>` its first unfinished message, `t:<key>` its last, `w:<key>` its first
+--     waiting one (the next to deliver; absent when none waits), `f:<key>` how many are in flight;
+--   per unfinished message `x:<id>` the next in its line and `v:<id>` the previous (absent for
+--     none: a key's only message has neither), and for one in flight `k:<id>` its key;
+--   `turn` (the last turn given), `waiting` (messages waiting in all lines), and `layout`, a value
+--     too long for Redis to keep the hash as a listpack (whose lookups cost O(fields)).
+-- turns (sorted set): the keys that may deliver now, scored by their turn. Consume serves the
+-- lowest turns, one message each, and a key that may deliver more takes a new turn at the end
+-- (round robin).
+-- heads (sorted set): the keys with waiting messages, scored by the time part of their first
+-- waiting message's id: the oldest waiting key, what the trim must keep, where the sweep looks
+-- for expired ones, and (its size) how many keys have messages waiting.
+-- A waiting message is in no PEL: the group has moved past it (XGROUP SETID, or XACK after a
+-- read), and its key's line alone owns it until consume claims it for a consumer (XCLAIM FORCE).
+-- Every operation reads and writes the hash in a few batched calls, whatever the number of keys.
 
--- An id as text that sorts as the ids do: each half after a letter giving its length ('A' + n - 1
--- for n digits; Redis writes no leading zeros), and back.
-local function id_code(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return string.char(64 + #ms) .. ms .. '-' .. string.char(64 + #seq) .. seq
-end
+local LAYOUT = 'key lines: h/t/w/f:<key> head, tail, first waiting, in flight; x/v:<id> next, previous; k:<id> key'
 
-local function code_id(code)
-  return (string.gsub(code, '%u', ''))
-end
-
--- A group key as members carry it: its length in bytes, ':', the key. No key's members can then
--- fall inside another key's range, whatever bytes a key holds.
-local function key_code(key)
-  return #key .. ':' .. key
-end
-
--- Members of one key's line start with `<key code>|`; '~' sorts after every id code.
-local function line_range(kc)
-  return '[' .. kc .. '|', '[' .. kc .. '|~'
-end
-
--- A key's heads score: its first waiting message's time, at most 2^53 (exact as a score, and never
--- above the id's own time, so a trim bound made from it keeps the message).
-local function head_score(code)
-  local ms = tonumber(string.sub(code, 2, 1 + string.byte(code, 1) - 64))
+-- A key's heads score: the time part of its first waiting message's id, at most 2^53 (exact as a
+-- score, and never above the id's own time, so a trim bound made from it keeps the message).
+local function head_score(id)
+  local ms = tonumber(string.match(id, '^(%d+)-'))
   if ms > 9007199254740992 then
     return '9007199254740992'
   end
@@ -134,47 +116,68 @@ local function group_key_of(fields)
   return nil
 end
 
--- The in-flight and waiting counts of the keys of `list` (`of[key]` = {f, p}) and the total
--- waiting, in one HMGET.
-local function key_counts(g, list)
-  local get = { 'HMGET', g.state, 'waiting' }
-  for _, key in ipairs(list) do
-    get[#get + 1] = 'f:' .. key
-    get[#get + 1] = 'p:' .. key
-  end
-  local values = redis.call(unpack(get))
-  local counts = { waiting = tonumber(values[1]) or 0, of = {} }
-  for i, key in ipairs(list) do
-    counts.of[key] = { f = tonumber(values[2 * i]) or 0, p = tonumber(values[2 * i + 1]) or 0 }
-  end
-  return counts
-end
-
--- Writes the counts of `list` and the total back (a count of 0 is removed), with `set` (more
--- field, value pairs) and `unset` (more fields to remove): one HSET, one HDEL.
-local function save_counts(g, counts, list, set, unset)
-  local hset = { 'HSET', g.state, 'waiting', int(counts.waiting) }
-  local hdel = { 'HDEL', g.state }
-  for _, key in ipairs(list) do
-    local c = counts.of[key]
-    for _, field in ipairs({ 'f', 'p' }) do
-      if c[field] > 0 then
-        hset[#hset + 1] = field .. ':' .. key
-        hset[#hset + 1] = int(c[field])
-      else
-        hdel[#hdel + 1] = field .. ':' .. key
+-- A batch of reads and writes of a group's keyState hash: `fields` are read in one HMGET; get
+-- answers what was read or written since (nil: absent), put and drop record writes, and flush
+-- applies them in one HSET and one HDEL.
+local function state_view(g, fields)
+  local view = { g = g, values = {}, changed = {}, order = {} }
+  if #fields > 0 then
+    local got = redis.call('HMGET', g.state, unpack(fields))
+    for i, field in ipairs(fields) do
+      if got[i] then
+        view.values[field] = got[i]
       end
     end
   end
-  for _, value in ipairs(set or {}) do
-    hset[#hset + 1] = value
+  return view
+end
+
+local function view_get(view, field)
+  return view.values[field]
+end
+
+local function view_put(view, field, value)
+  if not view.changed[field] then
+    view.changed[field] = true
+    view.order[#view.order + 1] = field
   end
-  for _, field in ipairs(unset or {}) do
-    hdel[#hdel + 1] = field
+  view.values[field] = value
+end
+
+local function view_drop(view, field)
+  view_put(view, field, nil)
+end
+
+local function view_flush(view)
+  local hset, hdel = { 'HSET', view.g.state }, { 'HDEL', view.g.state }
+  for _, field in ipairs(view.order) do
+    local value = view.values[field]
+    if value then
+      hset[#hset + 1] = field
+      hset[#hset + 1] = value
+    else
+      hdel[#hdel + 1] = field
+    end
   end
-  redis.call(unpack(hset))
+  if #hset > 2 then
+    redis.call(unpack(hset))
+  end
   if #hdel > 2 then
     redis.call(unpack(hdel))
+  end
+end
+
+local function view_count(view, field)
+  return tonumber(view.values[field]) or 0
+end
+
+-- Adds `delta` to a count field; a count of 0 is removed.
+local function view_add(view, field, delta)
+  local value = view_count(view, field) + delta
+  if value > 0 then
+    view_put(view, field, int(value))
+  else
+    view_drop(view, field)
   end
 end
 
@@ -205,55 +208,147 @@ local function keys_of(items)
   return order
 end
 
--- Takes grouped messages into their keys' lines (`items`: {id, key} pairs in stream order, none in
--- a PEL: the group moved past them): each waits at the end of its key's line, or, with `direct`
--- (a consumer just read them into its PEL), goes straight into flight when its key has room and
--- nothing waiting. A key that may deliver gets a turn. Answers the items that went into flight
--- and those that wait.
+-- The keys of `list` that may deliver now (something waits, fewer than `per_key` in flight).
+local function ready_keys(view, list, per_key)
+  local ready = {}
+  for _, key in ipairs(list) do
+    if view_get(view, 'w:' .. key) and view_count(view, 'f:' .. key) < per_key then
+      ready[#ready + 1] = key
+    end
+  end
+  return ready
+end
+
+-- Takes grouped messages into their keys' lines (`items`: {id, key, ...} in stream order, none
+-- in a PEL: the group moved past them): each joins the end of its key's line and waits, or, with
+-- `direct` (a consumer just read them into its PEL), goes straight into flight when its key has
+-- room and nothing waiting. A key that may deliver gets a turn. Answers the items that went into
+-- flight and those that wait.
 local function take_in(g, items, per_key, direct)
   if #items == 0 then
     return {}, {}
   end
   local order = keys_of(items)
-  local counts = key_counts(g, order)
-  local zadd, heads = { 'ZADD', g.keyed }, { 'ZADD', g.heads, 'NX' }
-  local flights, parked, set = {}, {}, {}
+  local fields = { 'layout', 'waiting' }
+  for _, key in ipairs(order) do
+    fields[#fields + 1] = 't:' .. key
+    fields[#fields + 1] = 'w:' .. key
+    fields[#fields + 1] = 'f:' .. key
+  end
+  local view = state_view(g, fields)
+  local heads = { 'ZADD', g.heads, 'NX' }
+  local flights, parked = {}, {}
   for _, item in ipairs(items) do
     local id, key = item[1], item[2]
-    local c = counts.of[key]
-    local code = id_code(id)
-    zadd[#zadd + 1] = '0'
-    zadd[#zadd + 1] = key_code(key) .. '|' .. code
-    if direct and c.p == 0 and c.f < per_key then
-      c.f = c.f + 1
-      flights[#flights + 1] = item
-      set[#set + 1] = 'k:' .. id
-      set[#set + 1] = key
+    local tail = view_get(view, 't:' .. key)
+    if tail then
+      view_put(view, 'x:' .. tail, id)
+      view_put(view, 'v:' .. id, tail)
     else
-      if c.p == 0 then
-        -- The key's first waiting message: its head (NX keeps an older one).
-        heads[#heads + 1] = head_score(code)
+      view_put(view, 'h:' .. key, id)
+    end
+    view_put(view, 't:' .. key, id)
+    if direct and not view_get(view, 'w:' .. key) and view_count(view, 'f:' .. key) < per_key then
+      view_add(view, 'f:' .. key, 1)
+      view_put(view, 'k:' .. id, key)
+      flights[#flights + 1] = item
+    else
+      if not view_get(view, 'w:' .. key) then
+        view_put(view, 'w:' .. key, id)
+        heads[#heads + 1] = head_score(id)
         heads[#heads + 1] = key
       end
-      c.p = c.p + 1
-      counts.waiting = counts.waiting + 1
       parked[#parked + 1] = item
     end
   end
-  redis.call(unpack(zadd))
+  if #parked > 0 then
+    view_add(view, 'waiting', #parked)
+  end
+  if not view_get(view, 'layout') then
+    view_put(view, 'layout', LAYOUT)
+  end
+  view_flush(view)
   if #heads > 3 then
     redis.call(unpack(heads))
   end
-  save_counts(g, counts, order, set)
-  local ready = {}
-  for _, key in ipairs(order) do
-    local c = counts.of[key]
-    if c.p > 0 and c.f < per_key then
-      ready[#ready + 1] = key
-    end
-  end
-  give_turns(g, ready)
+  give_turns(g, ready_keys(view, order, per_key))
   return flights, parked
+end
+
+-- Takes `items` ({id, key, in_flight} each; `view` has read unlink_fields) out of their keys'
+-- lines: in-flight ones or waiting ones. Answers the number of waiting ones taken out; heads
+-- follows a key whose first waiting message went.
+local function unlink(g, view, items)
+  local waiting = 0
+  local moved, dropped = { 'ZADD', g.heads, 'XX' }, { 'ZREM', g.heads }
+  for _, item in ipairs(items) do
+    local id, key, in_flight = item[1], item[2], item[3]
+    local before, after = view_get(view, 'v:' .. id), view_get(view, 'x:' .. id)
+    if before then
+      if after then
+        view_put(view, 'x:' .. before, after)
+      else
+        view_drop(view, 'x:' .. before)
+      end
+    elseif after then
+      view_put(view, 'h:' .. key, after)
+    else
+      view_drop(view, 'h:' .. key)
+    end
+    if after then
+      if before then
+        view_put(view, 'v:' .. after, before)
+      else
+        view_drop(view, 'v:' .. after)
+      end
+    elseif before then
+      view_put(view, 't:' .. key, before)
+    else
+      view_drop(view, 't:' .. key)
+    end
+    if in_flight then
+      view_drop(view, 'k:' .. id)
+      view_add(view, 'f:' .. key, -1)
+    else
+      waiting = waiting + 1
+      if view_get(view, 'w:' .. key) == id then
+        if after then
+          view_put(view, 'w:' .. key, after)
+          moved[#moved + 1] = head_score(after)
+          moved[#moved + 1] = key
+        else
+          view_drop(view, 'w:' .. key)
+          dropped[#dropped + 1] = key
+        end
+      end
+    end
+    view_drop(view, 'x:' .. id)
+    view_drop(view, 'v:' .. id)
+  end
+  if waiting > 0 then
+    view_add(view, 'waiting', -waiting)
+  end
+  if #moved > 3 then
+    redis.call(unpack(moved))
+  end
+  if #dropped > 2 then
+    redis.call(unpack(dropped))
+  end
+  return waiting
+end
+
+-- What unlink reads for `items` ({id, key, ...} each).
+local function unlink_fields(items)
+  local fields = { 'waiting' }
+  for _, item in ipairs(items) do
+    fields[#fields + 1] = 'x:' .. item[1]
+    fields[#fields + 1] = 'v:' .. item[1]
+  end
+  for _, key in ipairs(keys_of(items)) do
+    fields[#fields + 1] = 'w:' .. key
+    fields[#fields + 1] = 'f:' .. key
+  end
+  return fields
 end
 
 -- In-flight grouped messages among `ids` are done (acked, dead-lettered or dropped): each leaves
@@ -268,29 +363,23 @@ local function release(g, ids)
     get[i + 2] = 'k:' .. id
   end
   local found = redis.call(unpack(get))
-  local items, zrem, unset = {}, { 'ZREM', g.keyed }, {}
+  local items = {}
   for i, id in ipairs(ids) do
-    local key = found[i]
-    if key then
-      items[#items + 1] = { id, key }
-      zrem[#zrem + 1] = key_code(key) .. '|' .. id_code(id)
-      unset[#unset + 1] = 'k:' .. id
+    if found[i] then
+      items[#items + 1] = { id, found[i], true }
     end
   end
   if #items == 0 then
     return
   end
-  local order = keys_of(items)
-  local counts = key_counts(g, order)
-  for _, item in ipairs(items) do
-    local c = counts.of[item[2]]
-    c.f = math.max(0, c.f - 1)
-  end
-  redis.call(unpack(zrem))
-  save_counts(g, counts, order, nil, unset)
+  local view = state_view(g, unlink_fields(items))
+  unlink(g, view, items)
+  view_flush(view)
+  -- A key whose messages wait may deliver again (ZADD NX: one turn at most, and a key at its
+  -- in-flight cap that takes a turn is skipped by consume).
   local ready = {}
-  for _, key in ipairs(order) do
-    if counts.of[key].p > 0 then
+  for _, key in ipairs(keys_of(items)) do
+    if view_get(view, 'w:' .. key) then
       ready[#ready + 1] = key
     end
   end
@@ -454,17 +543,11 @@ local function park_appended(g, info, appended, cfg, now)
   return #parked, 0
 end
 
--- A key's next waiting messages, from offset `in_flight` of its line: `count` members at most.
-local function waiting_of(g, kc, in_flight, count)
-  local low, high = line_range(kc)
-  return redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(in_flight), int(count))
-end
-
 -- Delivers to `consumer` up to `n` waiting grouped messages from the keys whose turn it is, one per
 -- key and turn (round robin); adds them to `out` ({id, deliveries, fields}) and `leased`, and
--- answers how many it delivered and how many it dead-lettered (expired). Each key costs O(log n)
--- whatever its backlog; a key that can deliver no more (a lowered maxInFlightPerKey) is skipped
--- and takes a turn again when one of its messages finishes.
+-- answers how many it delivered and how many it dead-lettered (expired). A few calls per round of
+-- turns, whatever the keys' backlogs; a key that can deliver no more (a lowered
+-- maxInFlightPerKey) is skipped and takes a turn again when one of its messages finishes.
 local function serve_turns(g, consumer, n, cfg, now, out, leased)
   local per_key = cfg.maxInFlightPerKey
   local delivered, dead = 0, 0
@@ -477,24 +560,25 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
     end
     visits = visits + #turn
     redis.call('ZREM', g.turns, unpack(turn))
-    local counts = key_counts(g, turn)
-    -- Each key's next waiting message (at offset f of its line), and the one behind it.
-    local picks = {}
+    local fields = { 'waiting' }
+    for _, key in ipairs(turn) do
+      fields[#fields + 1] = 'w:' .. key
+      fields[#fields + 1] = 'f:' .. key
+    end
+    local view = state_view(g, fields)
+    -- Each key's first waiting message, and (second read) the one behind it.
+    local picks, behind = {}, { 'HMGET', g.state }
     local claim = { 'XCLAIM', g.stream, g.name, consumer, '0' }
     for _, key in ipairs(turn) do
-      local c = counts.of[key]
-      if c.f < per_key and c.p > 0 then
-        local kc = key_code(key)
-        local low, high = line_range(kc)
-        local line = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(c.f), '2')
-        if #line > 0 then
-          local id = code_id(string.sub(line[1], #kc + 2))
-          picks[#picks + 1] = { id, key, line[1], line[2] and string.sub(line[2], #kc + 2) }
-          claim[#claim + 1] = id
-        end
+      local id = view_get(view, 'w:' .. key)
+      if id and view_count(view, 'f:' .. key) < per_key then
+        picks[#picks + 1] = { id, key }
+        behind[#behind + 1] = 'x:' .. id
+        claim[#claim + 1] = id
       end
     end
     if #picks > 0 then
+      local next_ = redis.call(unpack(behind))
       -- Into this consumer's PEL (FORCE: a waiting message is in none) as a first delivery.
       claim[#claim + 1] = 'FORCE'
       claim[#claim + 1] = 'RETRYCOUNT'
@@ -503,61 +587,71 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
       for _, entry in ipairs(redis.call(unpack(claim))) do
         claimed[entry[1]] = entry[2]
       end
-      local gone = { 'ZREM', g.keyed }
       local moved, dropped = { 'ZADD', g.heads, 'XX' }, { 'ZREM', g.heads }
-      local set, again, stale = {}, {}, {}
+      local again, stale, gone = {}, {}, {}
       local flown = 0
-      for _, pick in ipairs(picks) do
-        local id, key, member, behind = pick[1], pick[2], pick[3], pick[4]
-        local c = counts.of[key]
-        -- No longer waiting: the key's head moves to the message behind it, if any.
-        c.p = c.p - 1
-        counts.waiting = counts.waiting - 1
-        if behind then
-          moved[#moved + 1] = head_score(behind)
-          moved[#moved + 1] = key
+      for i, pick in ipairs(picks) do
+        local id, key = pick[1], pick[2]
+        local fields_ = claimed[id]
+        if not fields_ then
+          -- Deleted behind our back: taken out of its line below; the key goes on.
+          gone[#gone + 1] = pick
         else
-          dropped[#dropped + 1] = key
-        end
-        local fields = claimed[id]
-        if not fields then
-          -- Deleted behind our back: out of its line; the key goes on with its next message.
-          gone[#gone + 1] = member
-          if behind then
-            again[#again + 1] = key
-          end
-        else
-          c.f = c.f + 1
-          flown = flown + 1
-          set[#set + 1] = 'k:' .. id
-          set[#set + 1] = key
-          if expired(fields, id, cfg, now) then
-            stale[#stale + 1] = { id, fields }
+          -- No longer waiting: the key's first waiting message is the one behind it, if any.
+          local after = next_[i]
+          if after then
+            view_put(view, 'w:' .. key, after)
+            moved[#moved + 1] = head_score(after)
+            moved[#moved + 1] = key
           else
-            out[#out + 1] = { id, 1, fields }
+            view_drop(view, 'w:' .. key)
+            dropped[#dropped + 1] = key
+          end
+          view_add(view, 'f:' .. key, 1)
+          view_put(view, 'k:' .. id, key)
+          flown = flown + 1
+          if expired(fields_, id, cfg, now) then
+            stale[#stale + 1] = { id, fields_ }
+          else
+            out[#out + 1] = { id, 1, fields_ }
             leased[#leased + 1] = id
             delivered = delivered + 1
-            if c.f < per_key and behind then
-              again[#again + 1] = key
-            end
           end
         end
       end
-      save_counts(g, counts, turn, set)
+      if flown > 0 then
+        view_add(view, 'waiting', -flown)
+      end
+      view_flush(view)
       if #moved > 3 then
         redis.call(unpack(moved))
       end
       if #dropped > 2 then
         redis.call(unpack(dropped))
       end
-      if #gone > 2 then
-        redis.call(unpack(gone))
-      end
       held_add(g, consumer, flown)
-      -- Expired: dead-lettered; the release gives the key a new turn when more of it waits.
+      if #gone > 0 then
+        local gone_view = state_view(g, unlink_fields(gone))
+        unlink(g, gone_view, gone)
+        view_flush(gone_view)
+        for _, item in ipairs(gone) do
+          local key = item[2]
+          if view_get(gone_view, 'w:' .. key) and view_count(gone_view, 'f:' .. key) < per_key then
+            again[#again + 1] = key
+          end
+        end
+      end
+      -- Expired: dead-lettered (its release gives the key a turn when more of it waits).
       for _, item in ipairs(stale) do
         dead_letter(g, item[1], item[2], 0, 'expired', now, consumer)
         dead = dead + 1
+      end
+      -- Keys that may deliver more take a new turn at the end.
+      for _, pick in ipairs(picks) do
+        local key = pick[2]
+        if claimed[pick[1]] and view_get(view, 'w:' .. key) and view_count(view, 'f:' .. key) < per_key then
+          again[#again + 1] = key
+        end
       end
       give_turns(g, again)
     end
@@ -565,39 +659,43 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
   return delivered, dead
 end
 
--- The key's waiting messages from its first on, while their entries are gone or expired (at most
--- `limit`): dropped or dead-lettered, and out of its line; heads follows. Answers how many it
--- dropped and how many it dead-lettered (the sweep's look at the oldest waiting messages).
+-- A sweep's look at one key (from the oldest waiting ones): its first waiting messages whose
+-- entries are gone or expired (at most `limit`) leave its line, dropped or dead-lettered; and an
+-- in-flight message that is no longer pending (acked by a client that keeps no key lines, such as
+-- a release of this queue from before them during a rolling upgrade) releases the key. Answers how
+-- many it dropped (or released) and how many it dead-lettered.
 local function clear_head(g, key, cfg, now, limit)
-  local kc = key_code(key)
-  local low, high = line_range(kc)
   local dropped, dead = 0, 0
+  -- The in-flight part of the line: from its head to its first waiting message.
+  local view = state_view(g, { 'h:' .. key, 'w:' .. key, 'f:' .. key })
+  local id = view_get(view, 'h:' .. key)
+  local finished = {}
+  for _ = 1, view_count(view, 'f:' .. key) do
+    if not id or id == view_get(view, 'w:' .. key) then
+      break
+    end
+    if #redis.call('XPENDING', g.stream, g.name, id, id, '1') == 0 then
+      finished[#finished + 1] = id
+    end
+    id = redis.call('HGET', g.state, 'x:' .. id)
+  end
+  release(g, finished)
+  dropped = #finished
   while dropped + dead < limit do
-    local counts = key_counts(g, { key })
-    local c = counts.of[key]
-    if c.p == 0 then
+    local first = redis.call('HGET', g.state, 'w:' .. key)
+    if not first then
       break
     end
-    local line = redis.call('ZRANGEBYLEX', g.keyed, low, high, 'LIMIT', int(c.f), '2')
-    if #line == 0 then
+    local fields = entry_fields(g.stream, first)
+    if fields and not expired(fields, first, cfg, now) then
       break
     end
-    local id = code_id(string.sub(line[1], #kc + 2))
-    local fields = entry_fields(g.stream, id)
-    if fields and not expired(fields, id, cfg, now) then
-      break
-    end
-    c.p = c.p - 1
-    counts.waiting = counts.waiting - 1
-    save_counts(g, counts, { key })
-    if line[2] then
-      redis.call('ZADD', g.heads, 'XX', head_score(string.sub(line[2], #kc + 2)), key)
-    else
-      redis.call('ZREM', g.heads, key)
-    end
-    redis.call('ZREM', g.keyed, line[1])
+    local items = { { first, key } }
+    local waiting = state_view(g, unlink_fields(items))
+    unlink(g, waiting, items)
+    view_flush(waiting)
     if fields then
-      dead_letter(g, id, fields, 0, 'expired', now, nil)
+      dead_letter(g, first, fields, 0, 'expired', now, nil)
       dead = dead + 1
     else
       dropped = dropped + 1

@@ -3,7 +3,7 @@
 -- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
 -- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end. Idle time comes from the lease index
 -- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
--- KEYS: stream, dlq, dlqIndex, config, lease, meta, keyed, turns, heads, keyState, wake
+-- KEYS: stream, dlq, dlqIndex, config, lease, meta, turns, heads, keyState, wake
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields}

@@ -4,7 +4,7 @@
 -- messages from the keys whose turn it is and reads new ones (a grouped one goes into flight when
 -- its key has room and nothing waiting, else to the end of its key's line). While the queue or the
 -- group is paused it delivers nothing.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, keyed, turns, heads, keyState,
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
 --   wake
 -- ARGV: group, consumer, count: int, now: int, config: json
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,

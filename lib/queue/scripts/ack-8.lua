@@ -1,7 +1,7 @@
 -- ack: removes messages from the group's pending list. Unknown or already acked ids count 0; an
 -- ack after the lease moved to another consumer is accepted (permissive leases). A grouped message
 -- leaves its key's line, and a key with more waiting gets its turn (waiting consumers a wake-up).
--- KEYS: stream, config, lease, meta, keyed, turns, heads, keyState, wake
+-- KEYS: stream, config, lease, meta, turns, heads, keyState, wake
 -- ARGV: group, ...ids
 -- Returns: acked: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND

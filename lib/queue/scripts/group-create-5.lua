@@ -1,7 +1,7 @@
 -- group-create: creates a consumer group at `start`; an existing group is left as it is. A new
 -- group starts with empty key lines (a group of that name destroyed behind our back may have left
 -- some).
--- KEYS: stream, config, keyed, turns, heads, keyState
+-- KEYS: stream, config, turns, heads, keyState
 -- ARGV: queue, group, start, create: int
 --   (start: '0', '$' or an id; create: the partition count a new queue gets, 0 on partitions other
 --   than 0)
@@ -21,5 +21,5 @@ if type(reply) == 'table' and reply.err then
   end
   return { 'REDIS_ERROR', reply.err }
 end
-redis.call('DEL', keys.keyed, keys.turns, keys.heads, keys.keyState)
+redis.call('DEL', keys.turns, keys.heads, keys.keyState)
 return { 'ok', 1, unregistered, partitions }
