@@ -200,7 +200,10 @@ async function httpRun(server: ServerProcess, keyed: boolean, shape: HttpShape):
 }
 
 /** Keyed and plain HTTP runs in ABBA rounds on one server; medians. */
-async function httpCompare(server: ServerProcess, shape: HttpShape): Promise<{ keyed: HttpFlow; plain: HttpFlow }> {
+async function httpCompare(
+  server: ServerProcess,
+  shape: HttpShape,
+): Promise<{ keyed: HttpFlow; plain: HttpFlow }> {
   const runs: Record<'keyed' | 'plain', HttpFlow[]> = { keyed: [], plain: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const keyed of round % 2 === 0 ? [true, false] : [false, true]) {

@@ -12,12 +12,13 @@
  * finished before each consume.
  */
 import { expect, it } from 'vitest';
+import { compareIds } from '../../lib/queue/partitions.ts';
 import type { Message, QueueService } from '../../lib/queue/types.ts';
 import { onEveryBackend } from './support/suite.ts';
 
 const VT = 1000;
 const KEYS = 10;
-const PER_KEY = 10;
+const PER_KEY = 5;
 const FREE = 20;
 const DELAYED = 10;
 const CONSUMERS = 8;
@@ -33,12 +34,14 @@ function random(seed: number): () => number {
 }
 
 interface Produced {
+  /** Its stream id, or its delayed token until it is due. */
   id: string;
   key: string | null;
-  /** Position among its key's messages in produce order (delayed ones: in due order). */
-  index: number;
   delayed: boolean;
 }
+
+/** A delayed message's token; its stream id comes once it is due. */
+const isToken = (id: string) => id.startsWith('delayed-');
 
 onEveryBackend('ordered message groups under concurrency (model)', (make) => {
   it('keeps one message of a key in flight, in order, and every message in exactly one state', async () => {
@@ -50,8 +53,26 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
     const sweeper = another({ defaults });
     await queue.createGroup('ord', 'g', '0');
 
-    // Keys interleaved, ungrouped ones among them; then delayed grouped ones, due one by one.
-    const inputs: { body: unknown; groupKey?: string; delayMs?: number }[] = [];
+    type Input = { body: unknown; groupKey?: string; delayMs?: number };
+    const produced = new Map<string, Produced>();
+    const byKey = new Map<string, Produced[]>();
+    const tokenOf = new Map<number, string>();
+    async function produce(batch: Input[]): Promise<void> {
+      const ids = await queue.produce('ord', batch);
+      ids.forEach((id, i) => {
+        const input = batch[i] as Input;
+        const key = input.groupKey ?? null;
+        const entry: Produced = { id, key, delayed: input.delayMs !== undefined };
+        produced.set(id, entry);
+        if (key !== null) byKey.set(key, [...(byKey.get(key) ?? []), entry]);
+        const d = (input.body as { delayed?: number }).delayed;
+        if (d !== undefined) tokenOf.set(d, id);
+      });
+    }
+
+    // Keys interleaved, ungrouped ones among them, several of a key per batch (they go into the
+    // keys' lines at once); delayed grouped ones, due one by one (each joins its key when due).
+    const inputs: Input[] = [];
     for (let i = 0; i < PER_KEY; i++) {
       for (let k = 0; k < KEYS; k++) inputs.push({ body: { k, i }, groupKey: `key-${k}` });
       if (i < FREE / 2) inputs.push({ body: { free: i } }, { body: { free: i + FREE / 2 } });
@@ -59,27 +80,42 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
     for (let d = 0; d < DELAYED; d++) {
       inputs.push({ body: { delayed: d }, groupKey: `key-${d % KEYS}`, delayMs: 300 + d * 400 });
     }
-    const ids: string[] = [];
-    for (let i = 0; i < inputs.length; i += 40)
-      ids.push(...(await queue.produce('ord', inputs.slice(i, i + 40))));
-    const produced = new Map<string, Produced>();
-    const byKey = new Map<string, Produced[]>();
-    ids.forEach((id, i) => {
-      const input = inputs[i] as (typeof inputs)[number];
-      const key = input.groupKey ?? null;
-      const line = key === null ? [] : (byKey.get(key) ?? []);
-      const entry = { id, key, index: line.length, delayed: input.delayMs !== undefined };
-      produced.set(id, entry);
-      if (key !== null) {
-        line.push(entry);
-        byKey.set(key, line);
-      }
-    });
-    // Delayed ones join their key when due, after every message produced at once: already last.
+    for (let i = 0; i < inputs.length; i += 40) await produce(inputs.slice(i, i + 40));
+    /** Later, waves of one message per key (produce may leave them in the stream, reserved). */
+    let wave = 0;
+    const waveOf = (): Input[] => {
+      wave++;
+      const keys = Array.from({ length: KEYS }, (_, k) => k).filter(() => rand() < 0.6);
+      return [
+        ...keys.map((k) => ({ body: { k, wave }, groupKey: `key-${k}` })),
+        { body: { free: `w${wave}` } },
+      ];
+    };
 
     const acked = new Map<string, number>(); // id → phase of its first ack
     const delivered = new Set<string>();
     let phase = 0;
+
+    /** A delayed message that came due: the model takes over its stream id (found by its body). */
+    function learnIds(messages: readonly Message[]): void {
+      for (const message of messages) {
+        const d = (message.body as { delayed?: number }).delayed;
+        const token = d === undefined ? undefined : tokenOf.get(d);
+        const entry = token === undefined ? undefined : produced.get(token);
+        if (token === undefined || entry === undefined) continue;
+        produced.delete(token);
+        entry.id = message.id;
+        produced.set(message.id, entry);
+      }
+    }
+
+    /** The messages of `entry`'s key before it in its line: in the stream, ordered by id. */
+    function earlier(entry: Produced): Produced[] {
+      if (entry.key === null) return [];
+      return (byKey.get(entry.key) as Produced[]).filter(
+        (other) => !isToken(other.id) && compareIds(other.id, entry.id) < 0,
+      );
+    }
 
     async function finishedOrDeadLettered(id: string): Promise<boolean> {
       if (acked.has(id)) return true;
@@ -87,44 +123,15 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
       return lookup?.groups.some((g) => g.state === 'dead-lettered') ?? false;
     }
 
-    /**
-     * A delayed message's token stands for it until it is due; then it is a stream entry with an id
-     * of its own (found by its body), which the model takes over.
-     */
-    function promoted(token: string, id: string): void {
-      const entry = produced.get(token);
-      if (entry === undefined) return;
-      produced.delete(token);
-      const moved = { ...entry, id };
-      produced.set(id, moved);
-      if (entry.key !== null) {
-        const line = byKey.get(entry.key) as Produced[];
-        line[entry.index] = moved;
-      }
-    }
-    const tokenOf = new Map<number, string>();
-    inputs.forEach((input, i) => {
-      const body = input.body as { delayed?: number };
-      if (body.delayed !== undefined) tokenOf.set(body.delayed, ids[i] as string);
-    });
-    function learnIds(messages: readonly Message[]): void {
-      for (const message of messages) {
-        const d = (message.body as { delayed?: number }).delayed;
-        const token = d === undefined ? undefined : tokenOf.get(d);
-        if (token !== undefined && produced.has(token)) promoted(token, message.id);
-      }
-    }
-
     async function checkDelivery(message: Message): Promise<void> {
       const entry = produced.get(message.id);
       expect(entry, `unknown id ${message.id} ${where}`).toBeDefined();
       if (entry === undefined || entry.key === null) return;
       expect(message.groupKey).toBe(entry.key);
-      const line = byKey.get(entry.key) as Produced[];
-      for (const earlier of line.slice(0, entry.index)) {
-        if (!(await finishedOrDeadLettered(earlier.id))) {
+      for (const before of earlier(entry)) {
+        if (!(await finishedOrDeadLettered(before.id))) {
           throw new Error(
-            `${message.id} (${entry.key} #${entry.index}) delivered while ${earlier.id} (#${earlier.index}) was unfinished ${where}`,
+            `${message.id} (${entry.key}) delivered while ${before.id} was unfinished ${where}`,
           );
         }
       }
@@ -156,15 +163,15 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
           expect(entry.key).not.toBeNull();
           const head = produced.get(state.blockedBy as string);
           expect(head?.key, `${entry.id} blocked by ${state.blockedBy} ${where}`).toBe(entry.key);
-          expect(head?.index).toBeLessThan(entry.index);
+          expect(compareIds(state.blockedBy as string, entry.id)).toBeLessThan(0);
           expect(acked.has(state.blockedBy as string)).toBe(false);
         }
         if (state.state === 'waiting' && entry.key !== null) {
           // The next of its key: everything earlier of the key is finished.
-          for (const earlier of (byKey.get(entry.key) as Produced[]).slice(0, entry.index)) {
+          for (const before of earlier(entry)) {
             expect(
-              await finishedOrDeadLettered(earlier.id),
-              `${entry.id} waits before ${earlier.id} ${where}`,
+              await finishedOrDeadLettered(before.id),
+              `${entry.id} waits before ${before.id} ${where}`,
             ).toBe(true);
           }
         }
@@ -176,6 +183,7 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
     }
 
     for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) await produce(waveOf());
       phase++;
       // Consume (and sometimes sweep) in parallel.
       const outcomes = await Promise.all([
@@ -256,7 +264,8 @@ onEveryBackend('ordered message groups under concurrency (model)', (make) => {
       ).toBe(true);
     }
     // Each key's first acks follow produce order.
-    for (const [key, line] of byKey) {
+    for (const [key, messages] of byKey) {
+      const line = [...messages].sort((a, b) => compareIds(a.id, b.id));
       const phases = line
         .filter((entry) => acked.has(entry.id))
         .map((entry) => acked.get(entry.id) as number);

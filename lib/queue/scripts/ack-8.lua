@@ -64,6 +64,7 @@ for i, id in ipairs(unique) do
 end
 redis.call('ZREM', keys.lease, unpack(unique))
 redis.call('HDEL', keys.meta, unpack(nacks))
--- Every grouped one in flight is done, also one acked behind our back (it is no longer pending).
-release(g, unique)
+-- Every grouped one that was pending is done. (Not one merely reserved: produced, unread, never
+-- delivered; one acked behind our back is released by the sweep.)
+release(g, found)
 return { 'ok', acked }

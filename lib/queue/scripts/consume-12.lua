@@ -127,9 +127,28 @@ local function read_new()
         n = n - 1
       end
     end
-    -- A grouped one goes into flight when its key has room and nothing waiting, else out of this
-    -- consumer's PEL and to the end of its key's line.
-    local flights, parked = take_in(g, grouped, per_key, true)
+    -- A grouped one produce reserved is in flight already (in its key's line); any other goes into
+    -- flight when its key has room and nothing waiting, else out of this consumer's PEL and to the
+    -- end of its key's line.
+    local reserved = {}
+    if #grouped > 0 then
+      local get = { 'HMGET', g.state }
+      for i, item in ipairs(grouped) do
+        get[i + 2] = 'k:' .. item[1]
+      end
+      reserved = redis.call(unpack(get))
+    end
+    local fresh = {}
+    for i, item in ipairs(grouped) do
+      if reserved[i] then
+        out[#out + 1] = { item[1], 1, item[3] }
+        leased[#leased + 1] = item[1]
+        n = n - 1
+      else
+        fresh[#fresh + 1] = item
+      end
+    end
+    local flights, parked = take_in(g, fresh, per_key, true)
     for _, item in ipairs(flights) do
       out[#out + 1] = { item[1], 1, item[3] }
       leased[#leased + 1] = item[1]

@@ -142,8 +142,9 @@ for gi, group in ipairs(args.groupNames) do
       end
     end
 
-    -- 2c. Grouped messages at the head of the backlog: into their keys' lines.
-    if work < budget then
+    -- 2c. Grouped messages at the head of the backlog: into their keys' lines (nothing to look at
+    -- when the group has read everything).
+    if work < budget and present[group].lag ~= 0 then
       local taken, expired_ = park_run(g, present[group], budget - work, cfg, now)
       work = work + taken + 1
       dead = dead + expired_
@@ -159,7 +160,7 @@ for gi, group in ipairs(args.groupNames) do
       local slice = math.min(AUDIT_SLICE, budget - work)
       local heads = redis.call('ZRANGE', g.heads, int(offset), int(offset + slice - 1))
       for _, key in ipairs(heads) do
-        local dropped, expired_ = clear_head(g, key, cfg, now, math.max(1, budget - work))
+        local dropped, expired_ = clear_head(g, key, cfg, now, math.max(1, budget - work), present[group]['last-delivered-id'])
         work = work + 1 + dropped + expired_
         deleted_refs = deleted_refs + dropped
         dead = dead + expired_

@@ -82,7 +82,8 @@ end
 --     waiting one (the next to deliver; absent when none waits), `f:<key>` how many are in flight;
 --   per unfinished message `x:<id>` the next in its line and `v:<id>` the previous (absent for
 --     none: a key's only message has neither), and for one in flight `k:<id>` its key;
---   `turn` (the last turn given), `waiting` (messages waiting in all lines), and `layout`, a value
+--   `turn` (the last turn given), `waiting` (messages waiting in all lines), `r` (the last reserved
+--     message, see below), and `layout`, a value
 --     too long for Redis to keep the hash as a listpack (whose lookups cost O(fields)).
 -- turns (sorted set): the keys that may deliver now, scored by their turn. Consume serves the
 -- lowest turns, one message each, and a key that may deliver more takes a new turn at the end
@@ -92,6 +93,13 @@ end
 -- for expired ones, and (its size) how many keys have messages waiting.
 -- A waiting message is in no PEL: the group has moved past it (XGROUP SETID, or XACK after a
 -- read), and its key's line alone owns it until consume claims it for a consumer (XCLAIM FORCE).
+-- The cheap way through is a reservation: when produce appends grouped messages right where the
+-- group reads next (after its last-delivered id, or after the messages it reserved before), each
+-- the only one of its key there and its key idle, each joins its key's line as in flight
+-- (`k:<id>`) while it stays in the stream for a consumer's XREADGROUP, which delivers it as it is. Reserved
+-- messages are always the first the group has not read (`r` holds the last one); taking in a
+-- busy key's message behind them turns them into waiting messages first, so the group can move
+-- past them without a key's messages changing order.
 -- Every operation reads and writes the hash in a few batched calls, whatever the number of keys.
 
 local LAYOUT = 'key lines: h/t/w/f:<key> head, tail, first waiting, in flight; x/v:<id> next, previous; k:<id> key'
@@ -116,14 +124,38 @@ local function group_key_of(fields)
   return nil
 end
 
+-- Runs `command key ...items` in calls of at most 4,000 items (`step` items a unit: field and value
+-- pairs stay together): Lua cannot unpack many more into one call. Answers the replies joined.
+local function call_each(command, key, items, step)
+  local out = {}
+  local i = 1
+  while i <= #items do
+    local args = { command, key }
+    local last = math.min(#items, i + 4000 - 1)
+    last = last - (last - i + 1) % step
+    for j = i, last do
+      args[#args + 1] = items[j]
+    end
+    local reply = redis.call(unpack(args))
+    if type(reply) == 'table' then
+      for _, value in ipairs(reply) do
+        out[#out + 1] = value
+      end
+    end
+    i = last + 1
+  end
+  return out
+end
+
 -- A batch of reads and writes of a group's keyState hash: `fields` are read in one HMGET; get
 -- answers what was read or written since (nil: absent), put and drop record writes, and flush
 -- applies them in one HSET and one HDEL.
 local function state_view(g, fields)
-  local view = { g = g, values = {}, changed = {}, order = {} }
+  local view = { g = g, values = {}, read = {}, changed = {}, order = {} }
   if #fields > 0 then
-    local got = redis.call('HMGET', g.state, unpack(fields))
+    local got = call_each('HMGET', g.state, fields, 1)
     for i, field in ipairs(fields) do
+      view.read[field] = true
       if got[i] then
         view.values[field] = got[i]
       end
@@ -137,6 +169,10 @@ local function view_get(view, field)
 end
 
 local function view_put(view, field, value)
+  -- A field read and left as it was needs no write.
+  if view.values[field] == value and view.read[field] and not view.changed[field] then
+    return
+  end
   if not view.changed[field] then
     view.changed[field] = true
     view.order[#view.order + 1] = field
@@ -149,22 +185,18 @@ local function view_drop(view, field)
 end
 
 local function view_flush(view)
-  local hset, hdel = { 'HSET', view.g.state }, { 'HDEL', view.g.state }
+  local set, unset = {}, {}
   for _, field in ipairs(view.order) do
     local value = view.values[field]
     if value then
-      hset[#hset + 1] = field
-      hset[#hset + 1] = value
+      set[#set + 1] = field
+      set[#set + 1] = value
     else
-      hdel[#hdel + 1] = field
+      unset[#unset + 1] = field
     end
   end
-  if #hset > 2 then
-    redis.call(unpack(hset))
-  end
-  if #hdel > 2 then
-    redis.call(unpack(hdel))
-  end
+  call_each('HSET', view.g.state, set, 2)
+  call_each('HDEL', view.g.state, unset, 1)
 end
 
 local function view_count(view, field)
@@ -275,55 +307,124 @@ local function take_in(g, items, per_key, direct)
   return flights, parked
 end
 
+-- Reserves `items` (grouped messages just appended to the stream, {id, key} in stream order) when
+-- each is the only one of its key there and its key is idle (nothing in flight or waiting): each
+-- joins its key's line in flight, left in the stream for XREADGROUP. So what the group reads holds
+-- one message of a key at most, as a turn gives one: no key delays another by more. Answers
+-- false, changing nothing, otherwise.
+local function reserve(g, items)
+  local fields, seen = { 'layout' }, {}
+  for _, item in ipairs(items) do
+    local key = item[2]
+    if seen[key] then
+      return false
+    end
+    seen[key] = true
+    fields[#fields + 1] = 'w:' .. key
+    fields[#fields + 1] = 'f:' .. key
+  end
+  local got = call_each('HMGET', g.state, fields, 1)
+  for i = 2, #fields do
+    if got[i] then
+      return false
+    end
+  end
+  -- An idle key's line is empty: the message is its head, its tail and its one in flight.
+  local set = { 'r', items[#items][1] }
+  for _, item in ipairs(items) do
+    local id, key = item[1], item[2]
+    set[#set + 1] = 'h:' .. key
+    set[#set + 1] = id
+    set[#set + 1] = 't:' .. key
+    set[#set + 1] = id
+    set[#set + 1] = 'f:' .. key
+    set[#set + 1] = '1'
+    set[#set + 1] = 'k:' .. id
+    set[#set + 1] = key
+  end
+  if not got[1] then
+    set[#set + 1] = 'layout'
+    set[#set + 1] = LAYOUT
+  end
+  call_each('HSET', g.state, set, 2)
+  return true
+end
+
+-- Reserved messages (`items`, {id, key} in stream order, the first the group has not read) turn
+-- into waiting ones at the fronts of their keys' waiting parts, so the group can move past them.
+local function unreserve(g, items, per_key)
+  if #items == 0 then
+    return
+  end
+  local order = keys_of(items)
+  local fields = { 'waiting' }
+  for _, key in ipairs(order) do
+    fields[#fields + 1] = 'w:' .. key
+    fields[#fields + 1] = 'f:' .. key
+  end
+  local view = state_view(g, fields)
+  local heads = { 'ZADD', g.heads, 'NX' }
+  for _, item in ipairs(items) do
+    local id, key = item[1], item[2]
+    view_drop(view, 'k:' .. id)
+    view_add(view, 'f:' .. key, -1)
+    if not view_get(view, 'w:' .. key) then
+      view_put(view, 'w:' .. key, id)
+      heads[#heads + 1] = head_score(id)
+      heads[#heads + 1] = key
+    end
+  end
+  view_add(view, 'waiting', #items)
+  view_drop(view, 'r')
+  view_flush(view)
+  if #heads > 3 then
+    redis.call(unpack(heads))
+  end
+  give_turns(g, ready_keys(view, order, per_key))
+end
+
 -- Takes `items` ({id, key, in_flight} each; `view` has read unlink_fields) out of their keys'
 -- lines: in-flight ones or waiting ones. Answers the number of waiting ones taken out; heads
 -- follows a key whose first waiting message went.
 local function unlink(g, view, items)
   local waiting = 0
   local moved, dropped = { 'ZADD', g.heads, 'XX' }, { 'ZREM', g.heads }
+  local values = view.values
+  local put = function(field, value)
+    view_put(view, field, value)
+  end
   for _, item in ipairs(items) do
     local id, key, in_flight = item[1], item[2], item[3]
-    local before, after = view_get(view, 'v:' .. id), view_get(view, 'x:' .. id)
+    local xid, vid = 'x:' .. id, 'v:' .. id
+    local before, after = values[vid], values[xid]
     if before then
-      if after then
-        view_put(view, 'x:' .. before, after)
-      else
-        view_drop(view, 'x:' .. before)
-      end
-    elseif after then
-      view_put(view, 'h:' .. key, after)
+      put('x:' .. before, after)
     else
-      view_drop(view, 'h:' .. key)
+      put('h:' .. key, after)
     end
     if after then
-      if before then
-        view_put(view, 'v:' .. after, before)
-      else
-        view_drop(view, 'v:' .. after)
-      end
-    elseif before then
-      view_put(view, 't:' .. key, before)
+      put('v:' .. after, before)
     else
-      view_drop(view, 't:' .. key)
+      put('t:' .. key, before)
     end
     if in_flight then
-      view_drop(view, 'k:' .. id)
+      put('k:' .. id, nil)
       view_add(view, 'f:' .. key, -1)
     else
       waiting = waiting + 1
-      if view_get(view, 'w:' .. key) == id then
+      local wk = 'w:' .. key
+      if values[wk] == id then
+        put(wk, after)
         if after then
-          view_put(view, 'w:' .. key, after)
           moved[#moved + 1] = head_score(after)
           moved[#moved + 1] = key
         else
-          view_drop(view, 'w:' .. key)
           dropped[#dropped + 1] = key
         end
       end
     end
-    view_drop(view, 'x:' .. id)
-    view_drop(view, 'v:' .. id)
+    put(xid, nil)
+    put(vid, nil)
   end
   if waiting > 0 then
     view_add(view, 'waiting', -waiting)
@@ -363,22 +464,45 @@ local function release(g, ids)
     get[i + 2] = 'k:' .. id
   end
   local found = redis.call(unpack(get))
-  local items = {}
+  local items, ends = {}, {}
   for i, id in ipairs(ids) do
-    if found[i] then
-      items[#items + 1] = { id, found[i], true }
+    local key = found[i]
+    if key then
+      items[#items + 1] = { id, key, true }
+      ends[#ends + 1] = 'h:' .. key
+      ends[#ends + 1] = 't:' .. key
     end
   end
   if #items == 0 then
     return
   end
-  local view = state_view(g, unlink_fields(items))
-  unlink(g, view, items)
+  -- A message that is its key's whole line (the common case: nothing else of the key unfinished)
+  -- takes the line with it; the rest are unlinked.
+  local line_ends = call_each('HMGET', g.state, ends, 1)
+  local hdel, rest, seen = {}, {}, {}
+  for i, item in ipairs(items) do
+    local id, key = item[1], item[2]
+    if line_ends[2 * i - 1] == id and line_ends[2 * i] == id and not seen[key] then
+      hdel[#hdel + 1] = 'h:' .. key
+      hdel[#hdel + 1] = 't:' .. key
+      hdel[#hdel + 1] = 'f:' .. key
+      hdel[#hdel + 1] = 'k:' .. id
+    else
+      rest[#rest + 1] = item
+    end
+    seen[key] = true
+  end
+  call_each('HDEL', g.state, hdel, 1)
+  if #rest == 0 then
+    return
+  end
+  local view = state_view(g, unlink_fields(rest))
+  unlink(g, view, rest)
   view_flush(view)
   -- A key whose messages wait may deliver again (ZADD NX: one turn at most, and a key at its
   -- in-flight cap that takes a turn is skipped by consume).
   local ready = {}
-  for _, key in ipairs(keys_of(items)) do
+  for _, key in ipairs(keys_of(rest)) do
     if view_get(view, 'w:' .. key) then
       ready[#ready + 1] = key
     end
@@ -474,38 +598,35 @@ end
 
 -- Takes the run of grouped entries right after the group's last-delivered id (at most `limit`)
 -- into their keys' lines without delivering them: the group moves past them and its key lines own
--- them from then on; expired ones are dead-lettered instead. Stops at the first entry without a
--- groupKey, which consumers read with XREADGROUP as before. `info` is the group's XINFO GROUPS
--- record. Answers how many entries it took in and how many of those it dead-lettered.
+-- them from then on; expired ones are dead-lettered instead, and reserved ones (the first the group
+-- has not read) turn into waiting ones. Stops at the first entry without a groupKey, which
+-- consumers read with XREADGROUP as before. When `limit` ends the run among the reserved messages,
+-- it takes nothing (moving past some of them would let a key's later reserved message go before
+-- an earlier one). `info` is the group's XINFO GROUPS record. Answers how many entries it took in
+-- and how many of those it dead-lettered.
 local function park_run(g, info, limit, cfg, now)
   local from = successor(info['last-delivered-id'])
-  local parked, dead = {}, 0
+  local entries_ = {}
   local last = nil
-  local taken = 0
   -- The first page is one entry: a group behind on ungrouped entries costs one entry's read.
   local page = 1
+  local ended = false
   while from and limit > 0 do
-    local entries = redis.call('XRANGE', g.stream, from, '+', 'COUNT', int(math.min(page, limit)))
-    local stopped = false
+    local asked = math.min(page, limit)
+    local entries = redis.call('XRANGE', g.stream, from, '+', 'COUNT', int(asked))
     for _, entry in ipairs(entries) do
-      local id, fields = entry[1], entry[2]
-      local key = group_key_of(fields)
+      local key = group_key_of(entry[2])
       if not key then
-        stopped = true
+        ended = true
         break
       end
-      if expired(fields, id, cfg, now) then
-        dead_letter(g, id, fields, 0, 'expired', now, nil)
-        dead = dead + 1
-      else
-        parked[#parked + 1] = { id, key }
-      end
-      last = id
-      taken = taken + 1
+      entries_[#entries_ + 1] = { entry[1], key, entry[2] }
+      last = entry[1]
       limit = limit - 1
-      from = successor(id)
+      from = successor(entry[1])
     end
-    if stopped or #entries < page then
+    if ended or #entries < asked then
+      ended = true
       break
     end
     page = limit
@@ -513,34 +634,69 @@ local function park_run(g, info, limit, cfg, now)
   if not last then
     return 0, 0
   end
+  -- Which of them are reserved (in flight while unread): a prefix of the run.
+  local get = { 'HMGET', g.state }
+  for i, item in ipairs(entries_) do
+    get[i + 2] = 'k:' .. item[1]
+  end
+  local flags = redis.call(unpack(get))
+  local reserved, rest = {}, {}
+  for i, item in ipairs(entries_) do
+    if flags[i] then
+      reserved[#reserved + 1] = item
+    else
+      rest[#rest + 1] = item
+    end
+  end
+  -- Nothing but reserved messages (all of them, or the limit cut the run short among them): they
+  -- stay as they are, and nothing moves.
+  if #rest == 0 then
+    return 0, 0
+  end
+  unreserve(g, reserved, cfg.maxInFlightPerKey)
+  local parked, dead = {}, 0
+  for _, item in ipairs(rest) do
+    if expired(item[3], item[1], cfg, now) then
+      dead_letter(g, item[1], item[3], 0, 'expired', now, nil)
+      dead = dead + 1
+    else
+      parked[#parked + 1] = item
+    end
+  end
   take_in(g, parked, cfg.maxInFlightPerKey, false)
-  move_past(g, info, last, taken)
-  return taken, dead
+  move_past(g, info, last, #entries_)
+  return #entries_, dead
 end
 
--- produce's way in: `appended` ({id, key or false} in stream order) is what the call just added.
--- When the group had read up to it (the entry after its last-delivered id is the first appended),
--- the run is the appended grouped messages up to the first ungrouped one, known without reading
--- them back (none can have expired yet); otherwise park_run reads from where the group is.
+-- produce's way in: `appended` ({id, key or false} in stream order) is what the call just added,
+-- and its grouped messages up to the first ungrouped one are the run. When the group reads next
+-- exactly where the run starts (right after its last-delivered id, or after what it reserved) and
+-- every key of the run has room and nothing waiting, the run is reserved: consumers read it with
+-- XREADGROUP. Otherwise park_run takes everything from the group's read position into the lines.
 local function park_appended(g, info, appended, cfg, now)
-  local from = successor(info['last-delivered-id'])
-  local following = from and redis.call('XRANGE', g.stream, from, '+', 'COUNT', '1')[1]
-  if not following or following[1] ~= appended[1][1] then
-    return park_run(g, info, #appended, cfg, now)
-  end
-  local parked = {}
+  local run = {}
   for _, item in ipairs(appended) do
     if not item[2] then
       break
     end
-    parked[#parked + 1] = item
+    run[#run + 1] = item
   end
-  if #parked == 0 then
+  if #run == 0 then
     return 0, 0
   end
-  take_in(g, parked, cfg.maxInFlightPerKey, false)
-  move_past(g, info, parked[#parked][1], #parked)
-  return #parked, 0
+  local last_read = info['last-delivered-id']
+  local reserved_to = redis.call('HGET', g.state, 'r')
+  local from = last_read
+  if reserved_to and id_less(last_read, reserved_to) then
+    from = reserved_to
+  end
+  local after = successor(from)
+  local following = after and redis.call('XRANGE', g.stream, after, '+', 'COUNT', '1')[1]
+  if following and following[1] == run[1][1] and reserve(g, run) then
+    return 0, 0
+  end
+  -- The reserved messages, then everything up to what this call appended (at most 1,000 more).
+  return park_run(g, info, #appended + 1000, cfg, now)
 end
 
 -- Delivers to `consumer` up to `n` waiting grouped messages from the keys whose turn it is, one per
@@ -664,14 +820,15 @@ end
 -- in-flight message that is no longer pending (acked by a client that keeps no key lines, such as
 -- a release of this queue from before them during a rolling upgrade) releases the key. Answers how
 -- many it dropped (or released) and how many it dead-lettered.
-local function clear_head(g, key, cfg, now, limit)
+local function clear_head(g, key, cfg, now, limit, last_read)
   local dropped, dead = 0, 0
   -- The in-flight part of the line: from its head to its first waiting message.
   local view = state_view(g, { 'h:' .. key, 'w:' .. key, 'f:' .. key })
   local id = view_get(view, 'h:' .. key)
   local finished = {}
   for _ = 1, view_count(view, 'f:' .. key) do
-    if not id or id == view_get(view, 'w:' .. key) then
+    -- Reserved messages (not read yet) end the delivered part.
+    if not id or id == view_get(view, 'w:' .. key) or id_less(last_read, id) then
       break
     end
     if #redis.call('XPENDING', g.stream, g.name, id, id, '1') == 0 then
