@@ -129,12 +129,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         return { items: messages, watch };
       },
       (watch, until, signal) => queue.waitForWork(watch, until, signal, deps.sleep),
-      {
-        waitMs,
-        clock: deps.clock,
-        sleep: deps.sleep,
-        signal: budget.signal,
-      },
+      // A consume that does not wait needs no signal (making one joins two with AbortSignal.any).
+      waitMs === 0
+        ? { waitMs, clock: deps.clock, sleep: deps.sleep }
+        : { waitMs, clock: deps.clock, sleep: deps.sleep, signal: budget.signal },
     );
     // Leased messages nobody will receive go straight back (delivery count kept) instead of
     // waiting out their visibility timeout: the client left, the budget ran out, or the answer
@@ -150,10 +148,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         )
         .catch(() => undefined);
     };
-    if (budget.signal.aborted) {
+    if (budget.aborted) {
       await giveBack();
       // Out of budget: the 503 of the budget. Otherwise the client left: nobody reads the answer.
-      if (budget.signal.reason instanceof QueueError) throw budget.signal.reason;
+      if (budget.reason instanceof QueueError) throw budget.reason;
       return json(c, { messages: [] }, 200);
     }
     try {
