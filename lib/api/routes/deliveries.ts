@@ -1,6 +1,5 @@
 /** A group's delivery cycle: consume (with long poll), ack, nack, extend, reclaim, pending. */
 import { createRoute } from '@hono/zod-openapi';
-import { QueueError } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { waitUntilNonEmpty } from '../long-poll.ts';
@@ -148,10 +147,13 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         )
         .catch(() => undefined);
     };
-    if (budget.aborted) {
+    // A long poll whose client left gives back what it leased (README, Deadlines); a consume that
+    // did not wait asks only its budget, which needs no signal.
+    const spent = budget.spent;
+    if (spent !== undefined || (waitMs > 0 && budget.signal.aborted)) {
       await giveBack();
       // Out of budget: the 503 of the budget. Otherwise the client left: nobody reads the answer.
-      if (budget.reason instanceof QueueError) throw budget.reason;
+      if (spent !== undefined) throw spent;
       return json(c, { messages: [] }, 200);
     }
     try {
