@@ -8,8 +8,9 @@
  * The benchmark bundles its servers the same way (bench/api/servers.ts). Run as a program it
  * writes dist/node.mjs; `npm start` does that before it starts the server.
  */
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { isProgram } from '../functions/support/is-program.ts';
 
 const root = new URL('../', import.meta.url);
 
@@ -37,6 +38,6 @@ export async function bundleForNode(entry: string, outfile: string): Promise<str
   return outfile;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isProgram(import.meta.url, 'build-node')) {
   await bundleForNode('functions/node.ts', nodeBundle);
 }
