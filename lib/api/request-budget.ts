@@ -65,6 +65,8 @@ export function withinBudget(
         return signal;
       },
       extend(ms) {
+        // A consume without waitMs extends by 0: no new timer for the same deadline.
+        if (ms === 0 || settled) return;
         total += ms;
         clearTimeout(timer);
         timer = setTimeout(expire, Math.max(0, started + total - Date.now()));
