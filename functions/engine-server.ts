@@ -6,7 +6,6 @@
  * Importing this module starts nothing; tests call `startEngineServer`.
  */
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createEngine, type Engine } from '../lib/engine/engine.ts';
 import { createRestFront } from '../lib/rest-front/app.ts';
@@ -14,6 +13,7 @@ import type { Backend } from '../lib/rest-front/backend.ts';
 import { createEngineBackend } from '../lib/rest-front/engine-backend.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
 import { openDurableEngine } from './support/engine-data-file.ts';
+import { isProgram } from './support/is-program.ts';
 import { createRedisForwardBackend } from './support/redis-forward-backend.ts';
 
 export interface EngineServerOptions {
@@ -147,7 +147,7 @@ function redact(url: string): string {
 }
 
 // Only when run as a program (`npm run engine`), never on import.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isProgram(import.meta.url, 'engine-server')) {
   main().catch((error: unknown) => {
     console.error(error);
     process.exit(1);

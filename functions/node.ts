@@ -11,7 +11,7 @@
  * `startApiServer`.
  */
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
@@ -24,6 +24,7 @@ import { closeOnSignals } from './support/close-on-signals.ts';
 import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
 import { connectIoredis } from './support/ioredis-client.ts';
 import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
+import { isProgram } from './support/is-program.ts';
 import { readBodyFirst } from './support/read-body-first.ts';
 
 export const DEFAULT_PORT = 8787;
@@ -274,7 +275,7 @@ export function redactUrl(url: string): string {
 }
 
 // Only when run as a program (`npm start`), never on import.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isProgram(import.meta.url, 'node')) {
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

@@ -1,11 +1,13 @@
 /**
  * Starting and measuring the API benchmark's servers (bench/api/serve.ts), each in a process of
  * its own, and reading how much CPU a process has used: the figure per request that the machine's
- * other load does not change.
+ * other load does not change. The servers run bundled, as `npm start` runs (scripts/build-node.ts):
+ * the API, the do-nothing queue and the REST front alike.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { bundleForNode } from '../../scripts/build-node.ts';
 
 export const BENCH_TOKEN = 'bench-admin';
 
@@ -17,8 +19,9 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-const serveScript = fileURLToPath(new URL('./serve.ts', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
+/** serve.ts bundled once per benchmark run. */
+let bundled: Promise<string> | undefined;
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -36,10 +39,18 @@ export async function startServer(
   kind: 'api' | 'api-defaults' | 'reference' | 'front',
   ...args: string[]
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serveScript, kind, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  bundled ??= bundleForNode(
+    'bench/api/serve.ts',
+    fileURLToPath(new URL('../../dist/bench-serve.mjs', import.meta.url)),
+  );
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--enable-source-maps', await bundled, kind, ...args],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     child.stdout?.on('data', (chunk: Buffer) => {

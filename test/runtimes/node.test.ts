@@ -1,5 +1,6 @@
 /**
- * `npm start` as a real child process (tsx functions/node.ts). On the local engine: the banner
+ * `npm start` as a real child process: functions/node.ts bundled as `npm start` bundles it
+ * (scripts/build-node.ts), run by node. On the local engine: the banner
  * with URL, dev token and a curl example; produce → consume → ack; the interval sweep
  * dead-lettering a poison message; a restart that keeps the data file's queues. With
  * UPSTASH_REDIS_REST_URL set: the same cycle through that REST endpoint (the engine's front);
@@ -13,9 +14,10 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
+import { bundleForNode, nodeBundle } from '../../scripts/build-node.ts';
 import { REDIS_URL, redisAvailable } from '../support/redis.ts';
 import { clusterToolsAvailable, startCluster, type TestCluster } from '../support/redis-cluster.ts';
-import { api, type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
+import { api, type Child, freePort, startChild, waitForReady } from './support/processes.ts';
 import {
   expectDashboardServed,
   expectDeadLettered,
@@ -24,10 +26,11 @@ import {
   produceConsumeAck,
 } from './support/scenario.ts';
 
-const tsx = join(projectRoot, 'node_modules/tsx/dist/cli.mjs');
+// What `npm start` does first; its data file's default then lies where npm start's does.
+await bundleForNode('functions/node.ts', nodeBundle);
 
 function npmStart(env: Record<string, string | undefined>): Child {
-  return startChild(process.execPath, [tsx, 'functions/node.ts'], {
+  return startChild(process.execPath, ['--enable-source-maps', nodeBundle], {
     API_TOKENS: undefined,
     UPSTASH_REDIS_REST_URL: undefined,
     UPSTASH_REDIS_REST_TOKEN: undefined,

@@ -1,6 +1,5 @@
 /** A group's delivery cycle: consume (with long poll), ack, nack, extend, reclaim, pending. */
 import { createRoute } from '@hono/zod-openapi';
-import { QueueError } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { waitUntilNonEmpty } from '../long-poll.ts';
@@ -129,12 +128,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         return { items: messages, watch };
       },
       (watch, until, signal) => queue.waitForWork(watch, until, signal, deps.sleep),
-      {
-        waitMs,
-        clock: deps.clock,
-        sleep: deps.sleep,
-        signal: budget.signal,
-      },
+      // A consume that does not wait needs no signal (making one joins two with AbortSignal.any).
+      waitMs === 0
+        ? { waitMs, clock: deps.clock, sleep: deps.sleep }
+        : { waitMs, clock: deps.clock, sleep: deps.sleep, signal: budget.signal },
     );
     // Leased messages nobody will receive go straight back (delivery count kept) instead of
     // waiting out their visibility timeout: the client left, the budget ran out, or the answer
@@ -150,10 +147,13 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
         )
         .catch(() => undefined);
     };
-    if (budget.signal.aborted) {
+    // A long poll whose client left gives back what it leased (README, Deadlines); a consume that
+    // did not wait asks only its budget, which needs no signal.
+    const spent = budget.spent;
+    if (spent !== undefined || (waitMs > 0 && budget.signal.aborted)) {
       await giveBack();
       // Out of budget: the 503 of the budget. Otherwise the client left: nobody reads the answer.
-      if (budget.signal.reason instanceof QueueError) throw budget.signal.reason;
+      if (spent !== undefined) throw spent;
       return json(c, { messages: [] }, 200);
     }
     try {

