@@ -36,7 +36,8 @@ Usage: esq [--url URL] [--token TOKEN] <command> [arguments]
 
   produce <queue> [<json-body>]     produce one message, or JSON lines read from stdin
         [--dedup-id ID] [--delay MS] [--attr name=value]...   (--dedup-id for one message only)
-        [--messages]   each stdin line is a message object {"body", "dedupId"?, "delayMs"?, "attributes"?}
+        [--group-key KEY]   in order with the other messages of KEY (ordered message groups)
+        [--messages]   each stdin line is a message object {"body", "dedupId"?, "delayMs"?, "attributes"?, "groupKey"?}
         [--progress]   draw the progress line even when stderr is not a terminal
   consume <queue> <group> [--consumer NAME] [--count N] [--wait MS] [--ack]
         print up to N messages as JSON lines; --ack acks them after printing
@@ -57,6 +58,7 @@ const options = {
   help: { type: 'boolean', short: 'h' },
   json: { type: 'boolean' },
   'dedup-id': { type: 'string' },
+  'group-key': { type: 'string' },
   delay: { type: 'string' },
   attr: { type: 'string', multiple: true },
   messages: { type: 'boolean' },
@@ -115,9 +117,11 @@ async function produce(client: QueueClient, args: string[], values: Values, io: 
   const q = client.queue(queue!);
   const delayMs = integer('delay', values.delay, CALL_RULES.delayMs.min, CALL_RULES.delayMs.max);
   const attrs = attributes(values.attr);
+  const groupKey = values['group-key'];
   const shape = (message: MessageInput): MessageInput => ({
     ...message,
     ...(delayMs === undefined ? {} : { delayMs }),
+    ...(groupKey === undefined ? {} : { groupKey }),
     ...(attrs === undefined ? {} : { attributes: { ...message.attributes, ...attrs } }),
   });
 

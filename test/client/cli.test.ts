@@ -111,6 +111,17 @@ describe('esq', () => {
     ]);
   });
 
+  it('produces messages with a group key, delivered one of the key at a time', async () => {
+    const queue = uniqueName('cli-keyed');
+    const q = client.queue(queue);
+    await q.group('g').create({ start: '0' });
+    for (const body of ['1', '2']) {
+      expect((await esq(['produce', queue, body, '--group-key', 'account-7'])).code).toBe(0);
+    }
+    const got = await q.group('g').consume({ consumer: 'w', count: 10 });
+    expect(got.map((m) => [m.body, m.groupKey])).toEqual([[1, 'account-7']]);
+  });
+
   it('produces JSON lines from stdin in batches, in order, with a progress bar', async () => {
     const queue = uniqueName('cli-bulk');
     const file = join(dir, 'bulk.jsonl');

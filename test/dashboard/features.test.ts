@@ -14,7 +14,7 @@ const op = (operationId?: string) => ({
 });
 
 describe('detectFeatures', () => {
-  it('finds lookup, pause and resume and schedules in the document the service serves today', async () => {
+  it('finds lookup, pause and resume, schedules and group keys in the document the service serves today', async () => {
     const h = await createHarness();
     const document = (await h.call('GET', '/openapi.json', { token: null })).json;
     expect(detectFeatures(document)).toEqual({
@@ -32,7 +32,17 @@ describe('detectFeatures', () => {
         path: '/v1/queues/{queue}/schedules/{name}',
         operationId: 'deleteSchedule',
       },
+      groupKeys: true,
     });
+  });
+
+  it('offers group keys only when the document’s MessageInput has them', () => {
+    const schemas = (properties: Record<string, unknown>) => ({
+      components: { schemas: { MessageInput: { properties } } },
+    });
+    expect(detectFeatures(schemas({ body: {}, groupKey: {} })).groupKeys).toBe(true);
+    expect(detectFeatures(schemas({ body: {}, partitionKey: {} })).groupKeys).toBeUndefined();
+    expect(detectFeatures({}).groupKeys).toBeUndefined();
   });
 
   it('finds each later operation by its operationId, wherever its path is', () => {

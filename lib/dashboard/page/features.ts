@@ -21,7 +21,12 @@ export interface Features {
   readonly listSchedules?: Operation;
   readonly createSchedule?: Operation;
   readonly deleteSchedule?: Operation;
+  /** Produce takes a `groupKey` (ordered message groups), and stats show the keyed backlog. */
+  readonly groupKeys?: true;
 }
+
+/** The features that are operations. */
+type OperationFeature = Exclude<keyof Features, 'groupKeys'>;
 
 interface Rule {
   operationIds: readonly string[];
@@ -34,7 +39,7 @@ const queuePath = `/v1/queues/${param}`;
 const schedules = `/v1/(?:queues/${param}/)?schedules`;
 
 /** Found by operationId first, else by method and path shape. */
-const rules: Record<keyof Features, Rule> = {
+const rules: Record<OperationFeature, Rule> = {
   messageLookup: {
     operationIds: ['getMessage', 'lookupMessage'],
     methods: ['GET'],
@@ -65,6 +70,7 @@ const rules: Record<keyof Features, Rule> = {
 
 interface Document {
   paths?: Record<string, Record<string, { operationId?: unknown } | undefined>>;
+  components?: { schemas?: Record<string, { properties?: Record<string, unknown> } | undefined> };
 }
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'DELETE']);
@@ -90,14 +96,15 @@ export function operationsOf(document: Document): Operation[] {
 /** The features a document offers. */
 export function detectFeatures(document: Document): Features {
   const operations = operationsOf(document);
-  const found: Partial<Record<keyof Features, Operation>> = {};
-  for (const [name, rule] of Object.entries(rules) as [keyof Features, Rule][]) {
+  const found: { -readonly [K in OperationFeature]?: Operation } = {};
+  for (const [name, rule] of Object.entries(rules) as [OperationFeature, Rule][]) {
     const match =
       operations.find((op) => op.operationId !== undefined && rule.operationIds.includes(op.operationId)) ??
       operations.find((op) => rule.methods.includes(op.method) && rule.path.test(op.path));
     if (match !== undefined) found[name] = match;
   }
-  return found;
+  const input = document.components?.schemas?.MessageInput?.properties;
+  return input !== undefined && Object.hasOwn(input, 'groupKey') ? { ...found, groupKeys: true } : found;
 }
 
 /** Reads the service's document; a service without one offers nothing extra. */

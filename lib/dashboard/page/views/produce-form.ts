@@ -49,6 +49,7 @@ export function produceForm(
     inputmode: 'numeric',
   });
   const dedup = h('input', { name: 'dedupId', maxlength: 256, autocomplete: 'off', spellcheck: 'false' });
+  const groupKey = h('input', { name: 'groupKey', maxlength: 128, autocomplete: 'off', spellcheck: 'false' });
   const problem = h('p', { class: 'form-problem', role: 'alert' });
   const submit = h('button', { type: 'submit', 'data-action': 'produce' }, 'Produce message');
 
@@ -78,6 +79,7 @@ export function produceForm(
     }
     if (delay.value !== '') message.delayMs = Number(delay.value);
     if (dedup.value !== '') message.dedupId = dedup.value;
+    if (groupKey.value !== '') message.groupKey = groupKey.value;
     submit.disabled = true;
     try {
       const { ids } = await context.api.send<Produced>('POST', `/v1/queues/${segment(name)}/messages`, {
@@ -110,6 +112,7 @@ export function produceForm(
       { class: 'field-row' },
       field('Delay in ms (optional)', delay),
       field('Dedup id (optional)', dedup),
+      context.features.groupKeys === true && field('Group key (optional: in order with its key)', groupKey),
     ),
     problem,
     h('div', { class: 'actions' }, submit),

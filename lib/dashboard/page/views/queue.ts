@@ -118,6 +118,7 @@ export function queueView(context: ViewContext, queue: string): View {
     'Consumers',
     'Oldest pending',
     'Last delivered id',
+    ...(context.features.groupKeys === true ? ['Waiting in key lines'] : []),
     ...(admin ? [''] : []),
   ]);
   const groupRow = (group: GroupStats) => {
@@ -129,6 +130,7 @@ export function queueView(context: ViewContext, queue: string): View {
       oldest: '',
       lastDelivered: '',
     };
+    if (context.features.groupKeys === true) cells.keyed = '';
     if (admin) {
       const remove = h(
         'button',
@@ -165,6 +167,15 @@ export function queueView(context: ViewContext, queue: string): View {
     setText(cell(tr, 'consumers'), count(group.consumers));
     setText(cell(tr, 'oldest'), duration(group.oldestPendingAgeMs));
     setText(cell(tr, 'lastDelivered'), group.lastDeliveredId);
+    if (context.features.groupKeys === true) {
+      const oldest = group.oldestWaitingKey;
+      setText(
+        cell(tr, 'keyed'),
+        oldest === null
+          ? count(group.keyedWaiting)
+          : `${count(group.keyedWaiting)} in ${count(group.waitingKeys)} keys, oldest ${oldest.groupKey} (${duration(oldest.ageMs)})`,
+      );
+    }
   };
   const noGroups = h('p', { class: 'muted' }, 'No consumer groups yet.');
 
