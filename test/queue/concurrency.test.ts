@@ -5,21 +5,13 @@
  * or dead-lettered exactly once.
  */
 import { expect, it } from 'vitest';
+import { seededRandom as random } from './support/random.ts';
 import { onEveryBackend } from './support/suite.ts';
 
 const VT = 1000;
 const MESSAGES = 200;
 const DELAYED = 20;
 const CONSUMERS = 8;
-
-/** A small seeded PRNG so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 onEveryBackend('concurrency', (make) => {
   it('accounts for every message exactly once with racing consumers, crashes, nacks and sweeps', async () => {

@@ -14,6 +14,7 @@
 import { expect, it } from 'vitest';
 import { compareIds } from '../../lib/queue/partitions.ts';
 import type { Message, QueueService } from '../../lib/queue/types.ts';
+import { seededRandom as random } from './support/random.ts';
 import { onEveryBackend } from './support/suite.ts';
 
 const VT = 1000;
@@ -23,15 +24,6 @@ const FREE = 20;
 const DELAYED = 10;
 const CONSUMERS = 8;
 const ROUNDS = 60;
-
-/** A small seeded PRNG so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 interface Produced {
   /** Its stream id, or its delayed token until it is due. */

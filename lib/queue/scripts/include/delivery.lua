@@ -213,6 +213,16 @@ local function view_add(view, field, delta)
   end
 end
 
+-- `id` is its key's first waiting message when none of the key waits yet: `w:<key>`, and its
+-- time for `heads` (`zadd`, a ZADD NX being built).
+local function wait_first(view, zadd, key, id)
+  if not view_get(view, 'w:' .. key) then
+    view_put(view, 'w:' .. key, id)
+    zadd[#zadd + 1] = head_score(id)
+    zadd[#zadd + 1] = key
+  end
+end
+
 -- Gives each key of `list` a turn after every key that has one; a key holds one turn at most.
 local function give_turns(g, list)
   if #list == 0 then
@@ -285,11 +295,7 @@ local function take_in(g, items, per_key, direct)
       view_put(view, 'k:' .. id, key)
       flights[#flights + 1] = item
     else
-      if not view_get(view, 'w:' .. key) then
-        view_put(view, 'w:' .. key, id)
-        heads[#heads + 1] = head_score(id)
-        heads[#heads + 1] = key
-      end
+      wait_first(view, heads, key, id)
       parked[#parked + 1] = item
     end
   end
@@ -368,11 +374,7 @@ local function unreserve(g, items, per_key)
     local id, key = item[1], item[2]
     view_drop(view, 'k:' .. id)
     view_add(view, 'f:' .. key, -1)
-    if not view_get(view, 'w:' .. key) then
-      view_put(view, 'w:' .. key, id)
-      heads[#heads + 1] = head_score(id)
-      heads[#heads + 1] = key
-    end
+    wait_first(view, heads, key, id)
   end
   view_add(view, 'waiting', #items)
   view_drop(view, 'r')
