@@ -223,6 +223,29 @@ local function wait_first(view, zadd, key, id)
   end
 end
 
+-- The fields that say where the keys of `list` stand (appended to `fields`): the total waiting,
+-- and each key's first waiting message and in-flight count.
+local function key_fields(list, fields)
+  fields = fields or {}
+  fields[#fields + 1] = 'waiting'
+  for _, key in ipairs(list) do
+    fields[#fields + 1] = 'w:' .. key
+    fields[#fields + 1] = 'f:' .. key
+  end
+  return fields
+end
+
+-- Keys whose first waiting message changed: `moved` (a ZADD XX of heads being built: key, new time)
+-- and `dropped` (a ZREM of heads being built: keys with nothing waiting now).
+local function new_heads(moved, dropped)
+  if #moved > 3 then
+    redis.call(unpack(moved))
+  end
+  if #dropped > 2 then
+    redis.call(unpack(dropped))
+  end
+end
+
 -- Gives each key of `list` a turn after every key that has one; a key holds one turn at most.
 local function give_turns(g, list)
   if #list == 0 then
@@ -363,12 +386,7 @@ local function unreserve(g, items, per_key)
     return
   end
   local order = keys_of(items)
-  local fields = { 'waiting' }
-  for _, key in ipairs(order) do
-    fields[#fields + 1] = 'w:' .. key
-    fields[#fields + 1] = 'f:' .. key
-  end
-  local view = state_view(g, fields)
+  local view = state_view(g, key_fields(order))
   local heads = { 'ZADD', g.heads, 'NX' }
   for _, item in ipairs(items) do
     local id, key = item[1], item[2]
@@ -431,27 +449,18 @@ local function unlink(g, view, items)
   if waiting > 0 then
     view_add(view, 'waiting', -waiting)
   end
-  if #moved > 3 then
-    redis.call(unpack(moved))
-  end
-  if #dropped > 2 then
-    redis.call(unpack(dropped))
-  end
+  new_heads(moved, dropped)
   return waiting
 end
 
 -- What unlink reads for `items` ({id, key, ...} each).
 local function unlink_fields(items)
-  local fields = { 'waiting' }
+  local fields = {}
   for _, item in ipairs(items) do
     fields[#fields + 1] = 'x:' .. item[1]
     fields[#fields + 1] = 'v:' .. item[1]
   end
-  for _, key in ipairs(keys_of(items)) do
-    fields[#fields + 1] = 'w:' .. key
-    fields[#fields + 1] = 'f:' .. key
-  end
-  return fields
+  return key_fields(keys_of(items), fields)
 end
 
 -- In-flight grouped messages among `ids` are done (acked, dead-lettered or dropped): each leaves
@@ -718,12 +727,7 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
     end
     visits = visits + #turn
     redis.call('ZREM', g.turns, unpack(turn))
-    local fields = { 'waiting' }
-    for _, key in ipairs(turn) do
-      fields[#fields + 1] = 'w:' .. key
-      fields[#fields + 1] = 'f:' .. key
-    end
-    local view = state_view(g, fields)
+    local view = state_view(g, key_fields(turn))
     -- Each key's first waiting message, and (second read) the one behind it.
     local picks, behind = {}, { 'HMGET', g.state }
     local claim = { 'XCLAIM', g.stream, g.name, consumer, '0' }
@@ -781,12 +785,7 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
         view_add(view, 'waiting', -flown)
       end
       view_flush(view)
-      if #moved > 3 then
-        redis.call(unpack(moved))
-      end
-      if #dropped > 2 then
-        redis.call(unpack(dropped))
-      end
+      new_heads(moved, dropped)
       held_add(g, consumer, flown)
       if #gone > 0 then
         local gone_view = state_view(g, unlink_fields(gone))
