@@ -1,0 +1,180 @@
+/**
+ * Data is a contract: a queue written by the last landed release (7c8ae99, before ordered message
+ * groups) with that release's own scripts, verbatim in test/queue/fixtures/release-7c8ae99-scripts.ts
+ * — its leases, held counts, a nack, a dedup key, a delayed message with a TTL — is served by the
+ * current code with nothing lost, nothing delivered twice and nothing changed. Then a rolling
+ * upgrade: an instance of that release acks a grouped message (the sweep releases its key) and
+ * consumes a reserved one (delivered once, its key released by the current ack).
+ */
+import { expect, it } from 'vitest';
+import { storedDefaults } from '../../lib/queue/config.ts';
+import { DEFAULT_CONFIG } from '../../lib/queue/rules.ts';
+import { createScriptRunner } from '../../lib/queue/script-runner.ts';
+import { release7c8ae99 as release } from './fixtures/release-7c8ae99-scripts.ts';
+import { onEveryBackend } from './support/suite.ts';
+
+const config = storedDefaults(DEFAULT_CONFIG);
+const message = (body: unknown, extra: { attributes?: string; delayMs?: number; ttlMs?: number } = {}) => ({
+  body: JSON.stringify(body),
+  attributes: extra.attributes ?? '',
+  delayMs: extra.delayMs ?? 0,
+  ttlMs: extra.ttlMs ?? 0,
+  dedupKey: 0,
+});
+
+onEveryBackend(
+  'data written by the previous release (7c8ae99)',
+  (make) => {
+    it('serves its queue: leases, held counts, a nack, a dedup key and a delayed message, each delivered once', async () => {
+      const { queue, clock, keys, client } = make();
+      const old = createScriptRunner(client);
+      const k = keys.queue('q');
+      const group = { stream: k.stream, config: k.config, lease: k.lease('g'), meta: k.groupMeta('g') };
+      await old(
+        release.groupCreate,
+        { stream: k.stream, config: k.config },
+        {
+          queue: 'q',
+          group: 'g',
+          start: '0',
+          create: 1,
+        },
+      );
+      const { ids } = (await old(
+        release.produce,
+        {
+          stream: k.stream,
+          delayed: k.delayed,
+          delayedData: k.delayedData,
+          config: k.config,
+          wake: k.wake,
+          dedup: [k.dedup('first')],
+        },
+        {
+          queue: 'q',
+          now: clock.now(),
+          config,
+          create: 1,
+          known: 1,
+          keyed: 0,
+          messages: [
+            { ...message(1), dedupKey: 1 },
+            message(2, { attributes: '{"a":"b"}' }),
+            message(3),
+            message(4),
+            message(5, { delayMs: 1000, ttlMs: 60_000 }),
+            message(6, { ttlMs: 60_000 }),
+          ],
+        },
+      )) as { ids: string[] };
+      const held = (await old(
+        release.consume,
+        {
+          stream: k.stream,
+          dlq: k.dlq,
+          dlqIndex: k.dlqIndex,
+          delayed: k.delayed,
+          delayedData: k.delayedData,
+          config: k.config,
+          lease: k.lease('g'),
+          meta: k.groupMeta('g'),
+          wake: k.wake,
+        },
+        { group: 'g', consumer: 'old', count: 3, now: clock.now(), config },
+      )) as { messages: { id: string }[] };
+      expect(held.messages.map((m) => m.id)).toEqual(ids.slice(0, 3));
+      await old(
+        release.nack,
+        { ...group, wake: k.wake },
+        { group: 'g', now: clock.now(), delayMs: 0, config, ids: [ids[1] as string] },
+      );
+
+      // The current code: the queue as that release left it.
+      const stats = await queue.stats('q');
+      expect(stats).toMatchObject({ length: 5, delayed: 1, deadLetters: 0 });
+      expect(stats.groups[0]).toMatchObject({ pending: 3, lag: 2, keyedWaiting: 0, waitingKeys: 0 });
+      expect(await queue.produce('q', [{ body: 1, dedupId: 'first' }])).toEqual([ids[0]]);
+      const seen = new Map<unknown, number[]>();
+      const take = async (consumer: string) => {
+        const got = await queue.consume('q', 'g', consumer, 10);
+        for (const m of got) seen.set(m.body, [...(seen.get(m.body) ?? []), m.deliveries]);
+        if (got.length > 0)
+          await queue.ack(
+            'q',
+            'g',
+            got.map((m) => m.id),
+          );
+        return got;
+      };
+      // The nacked one (its second delivery) and the two never delivered.
+      expect((await take('new')).map((m) => [m.body, m.deliveries]).sort()).toEqual([
+        [2, 2],
+        [4, 1],
+        [6, 1],
+      ]);
+      clock.advance(1000);
+      const [late] = await take('new');
+      expect(late).toMatchObject({ body: 5, deliveries: 1 });
+      // The old consumer's other two come back once their leases (30 s) run out.
+      clock.advance(30_000);
+      expect((await take('new')).map((m) => [m.body, m.deliveries]).sort()).toEqual([
+        [1, 2],
+        [3, 2],
+      ]);
+      expect([...seen.keys()].sort()).toEqual([1, 2, 3, 4, 5, 6]);
+      expect([...seen.values()].every((deliveries) => deliveries.length === 1)).toBe(true);
+      expect(await queue.pendingSummary('q', 'g')).toMatchObject({ pending: 0, consumers: [] });
+      expect((await queue.stats('q')).groups[0]).toMatchObject({ pending: 0, lag: 0 });
+      expect((await queue.listDeadLetters('q', {})).deadLetters).toEqual([]);
+    });
+
+    it('keeps grouped messages whole while an instance of that release acks and consumes beside the current code', async () => {
+      const { queue, keys, client, clock } = make();
+      const old = createScriptRunner(client);
+      const k = keys.queue('q');
+      await queue.createGroup('q', 'g', '0');
+      const [a1] = (await queue.produce('q', [
+        { body: 'a1', groupKey: 'a' },
+        { body: 'a2', groupKey: 'a' },
+      ])) as [string];
+      expect((await queue.consume('q', 'g', 'new', 10)).map((m) => m.body)).toEqual(['a1']);
+      // That release's ack releases no key: a2 waits until the sweep sees a1 is no longer pending.
+      const acked = (await old(
+        release.ack,
+        { stream: k.stream, config: k.config, lease: k.lease('g'), meta: k.groupMeta('g') },
+        { group: 'g', ids: [a1] },
+      )) as { acked: number };
+      expect(acked.acked).toBe(1);
+      expect(await queue.consume('q', 'g', 'new', 10)).toEqual([]);
+      await queue.sweep();
+      const [a2] = await queue.consume('q', 'g', 'new', 10);
+      expect(a2?.body).toBe('a2');
+      await queue.ack('q', 'g', [a2?.id as string]);
+      // A message of an idle key stays in the stream, reserved: that release's consume delivers it.
+      const [b1] = (await queue.produce('q', [{ body: 'b1', groupKey: 'b' }])) as [string];
+      const got = (await old(
+        release.consume,
+        {
+          stream: k.stream,
+          dlq: k.dlq,
+          dlqIndex: k.dlqIndex,
+          delayed: k.delayed,
+          delayedData: k.delayedData,
+          config: k.config,
+          lease: k.lease('g'),
+          meta: k.groupMeta('g'),
+          wake: k.wake,
+        },
+        { group: 'g', consumer: 'old', count: 10, now: clock.now(), config },
+      )) as { messages: { id: string }[] };
+      expect(got.messages.map((m) => m.id)).toEqual([b1]);
+      // The current ack releases its key: b's next message goes.
+      expect(await queue.ack('q', 'g', [b1])).toBe(1);
+      const [b2] = (await queue.produce('q', [{ body: 'b2', groupKey: 'b' }])) as [string];
+      expect((await queue.consume('q', 'g', 'new', 10)).map((m) => m.id)).toEqual([b2]);
+      expect((await queue.stats('q')).groups[0]).toMatchObject({ pending: 1, lag: 0, keyedWaiting: 0 });
+    });
+  },
+  // That release's scripts name partition 0's keys: the queue it wrote has one partition.
+  { partitions: [1] },
+);
