@@ -483,7 +483,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         const routed = new Map<number, { indexes: number[]; keyed: boolean }>();
         for (const i of waiting) {
           const message = encoded[i] as (typeof encoded)[number];
-          // A group key is its messages' partition key (validation refuses a different partitionKey).
+          // A group key is its messages' partition key (validation refuses a partitionKey beside it).
           const key = message.groupKey ?? message.partitionKey ?? message.dedupId;
           const p = key === undefined ? spread : partitionOf(key, partitions);
           const batch = routed.get(p) ?? { indexes: [], keyed: false };

@@ -96,6 +96,11 @@ end
 -- read.
 local per_key = cfg.maxInFlightPerKey
 local behind = false
+local function deliver(id, fields)
+  out[#out + 1] = { id, 1, fields }
+  leased[#leased + 1] = id
+  n = n - 1
+end
 local function read_new()
   local rounds = 0
   local parked_any = false
@@ -122,9 +127,7 @@ local function read_new()
       elseif key then
         grouped[#grouped + 1] = { id, key, fields }
       else
-        out[#out + 1] = { id, 1, fields }
-        leased[#leased + 1] = id
-        n = n - 1
+        deliver(id, fields)
       end
     end
     -- A grouped one produce reserved is in flight already (in its key's line); any other goes into
@@ -141,18 +144,14 @@ local function read_new()
     local fresh = {}
     for i, item in ipairs(grouped) do
       if reserved[i] then
-        out[#out + 1] = { item[1], 1, item[3] }
-        leased[#leased + 1] = item[1]
-        n = n - 1
+        deliver(item[1], item[3])
       else
         fresh[#fresh + 1] = item
       end
     end
     local flights, parked = take_in(g, fresh, per_key, true)
     for _, item in ipairs(flights) do
-      out[#out + 1] = { item[1], 1, item[3] }
-      leased[#leased + 1] = item[1]
-      n = n - 1
+      deliver(item[1], item[3])
     end
     if #parked > 0 then
       local xack = { 'XACK', g.stream, g.name }

@@ -619,16 +619,18 @@ local function park_run(g, info, limit, cfg, now)
   local from = successor(info['last-delivered-id'])
   local entries_ = {}
   local last = nil
+  -- At most 2,000 a call: what one script takes in stays short, and within Lua's unpack limit.
+  limit = math.min(limit, 2000)
   -- The first page is one entry: a group behind on ungrouped entries costs one entry's read.
   local page = 1
-  local ended = false
-  while from and limit > 0 do
+  local stopped = false
+  while from and limit > 0 and not stopped do
     local asked = math.min(page, limit)
     local entries = redis.call('XRANGE', g.stream, from, '+', 'COUNT', int(asked))
     for _, entry in ipairs(entries) do
       local key = group_key_of(entry[2])
       if not key then
-        ended = true
+        stopped = true
         break
       end
       entries_[#entries_ + 1] = { entry[1], key, entry[2] }
@@ -636,21 +638,18 @@ local function park_run(g, info, limit, cfg, now)
       limit = limit - 1
       from = successor(entry[1])
     end
-    if ended or #entries < asked then
-      ended = true
-      break
-    end
+    stopped = stopped or #entries < asked
     page = limit
   end
   if not last then
     return 0, 0
   end
   -- Which of them are reserved (in flight while unread): a prefix of the run.
-  local get = { 'HMGET', g.state }
+  local flagged = {}
   for i, item in ipairs(entries_) do
-    get[i + 2] = 'k:' .. item[1]
+    flagged[i] = 'k:' .. item[1]
   end
-  local flags = redis.call(unpack(get))
+  local flags = call_each('HMGET', g.state, flagged, 1)
   local reserved, rest = {}, {}
   for i, item in ipairs(entries_) do
     if flags[i] then
