@@ -81,13 +81,16 @@ end
 -- Grouped messages whose key has its turn, then new messages: each gets half of what is left
 -- first (a count of 1 goes to either by the parity of the clock), then grouped ones the rest, so
 -- neither kind starves the other.
+-- (A group with no key turns, as every group without grouped messages, asks once.)
+local no_turns = false
 local function serve(limit)
-  if limit <= 0 then
+  if limit <= 0 or no_turns then
     return
   end
-  local delivered, dead = serve_turns(g, consumer, limit, cfg, now, out, leased)
+  local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased)
   n = n - delivered
   out[2] = out[2] + dead
+  no_turns = idle
 end
 
 -- New messages: expired ones go to the dead-letter stream instead (never delivered); a grouped one
@@ -161,6 +164,7 @@ local function read_new()
       redis.call(unpack(xack))
       held_add(g, consumer, -#parked)
       parked_any = true
+      no_turns = false
     end
     if #entries < asked then
       break
@@ -175,6 +179,7 @@ local function read_new()
       if record_.name == g.name then
         local _, dead = park_run(g, record_, 1000, cfg, now)
         out[2] = out[2] + dead
+        no_turns = false
         break
       end
     end

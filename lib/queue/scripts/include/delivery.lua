@@ -711,7 +711,8 @@ end
 
 -- Delivers to `consumer` up to `n` waiting grouped messages from the keys whose turn it is, one per
 -- key and turn (round robin); adds them to `out` ({id, deliveries, fields}) and `leased`, and
--- answers how many it delivered and how many it dead-lettered (expired). A few calls per round of
+-- answers how many it delivered, how many it dead-lettered (expired), and whether no key had a
+-- turn at all (then it made one call). A few calls per round of
 -- turns, whatever the keys' backlogs; a key that can deliver no more (a lowered
 -- maxInFlightPerKey) is skipped and takes a turn again when one of its messages finishes.
 local function serve_turns(g, consumer, n, cfg, now, out, leased)
@@ -722,6 +723,9 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
   while delivered < n and visits < budget do
     local turn = redis.call('ZRANGE', g.turns, '0', int(n - delivered - 1))
     if #turn == 0 then
+      if visits == 0 then
+        return 0, 0, true
+      end
       break
     end
     visits = visits + #turn
@@ -812,7 +816,7 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
       give_turns(g, again)
     end
   end
-  return delivered, dead
+  return delivered, dead, false
 end
 
 -- A sweep's look at one key (from the oldest waiting ones): its first waiting messages whose
