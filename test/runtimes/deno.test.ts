@@ -71,7 +71,10 @@ describe('Deno entry under deno', () => {
     // Nothing else sweeps while this test runs; the cron fires at the next minute boundary.
     const deadline = Date.now() + 75_000;
     let letters: unknown[] = [];
-    while (letters.length === 0 && Date.now() < deadline) {
+    // The cron writes the DLQ before it logs its report, and the log reaches us through a pipe:
+    // wait for both, or a poll between the two sees letters but no log line yet.
+    const swept = () => letters.length > 0 && server!.output().includes('"message":"sweep"');
+    while (!swept() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       letters = (await api(base, token, 'GET', '/v1/queues/deno-cron/dlq')).json.deadLetters;
     }
