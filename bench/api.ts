@@ -22,7 +22,7 @@ import { BENCH_TOKEN, cpuMsOf, type ServerProcess, startServer } from './api/ser
 
 interface AutocannonResult {
   requests: { total: number };
-  latency: { p50: number; p99: number };
+  latency: { p50: number; p99: number; max: number };
   non2xx: number;
   errors: number;
   duration: number;
@@ -486,7 +486,15 @@ export async function run(): Promise<string> {
   const flowReference = await target('flow-ref', await startServer('reference'), false);
   const apiFlow = await flow(flowApi.server.url, 10);
   const referenceFlow = await flow(flowReference.server.url, 10);
-  const latency = await fixedRate(flowApi.server.url, 1000, 10);
+  // Both servers at the same fixed rate, alternating, so the machine's tail moves both alike.
+  const latencies: { api: AutocannonResult[]; reference: AutocannonResult[] } = { api: [], reference: [] };
+  for (let round = 0; round < 2; round++) {
+    latencies.api.push(await fixedRate(flowApi.server.url, 1000, 10));
+    latencies.reference.push(await fixedRate(flowReference.server.url, 1000, 10));
+  }
+  const latency = latencies.api.reduce((worst, r) => (r.latency.p99 > worst.latency.p99 ? r : worst));
+  const tail = (r: AutocannonResult) =>
+    `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`;
   for (const t of [flowApi, flowReference, engineApi, reference]) await t.server.stop();
 
   const workerd = await workerdCpu(front);
@@ -530,13 +538,19 @@ export async function run(): Promise<string> {
     '',
     'Apps producing 1 message per request (autocannon, 12 connections) while 4 workers consume 10 and',
     'ack 10 per request, 10 s, one queue; messages acked per second. Then a mix of produce, consume and',
-    'ack at a fixed 1,000 requests/s for 10 s (autocannon overallRate).',
+    'ack at a fixed 1,000 requests/s for 10 s (autocannon overallRate), twice against each server,',
+    "alternating; the verdict takes the worse of the API's two rounds.",
     '',
     '| | this API | do-nothing queue |',
     '|---|---:|---:|',
     `| msgs/s acked | ${apiFlow.toFixed(0)} | ${referenceFlow.toFixed(0)} |`,
     '',
-    `Target ≥ 5,000 msgs/s: ${apiFlow >= 5000 ? 'met' : 'NOT met'}. At 1,000 req/s: p50 ${latency.latency.p50} ms, p99 ${latency.latency.p99} ms (target p99 ≤ 10 ms: ${latency.latency.p99 <= 10 ? 'met' : 'NOT met'}; ${latency.non2xx} non-2xx).`,
+    `Target ≥ 5,000 msgs/s: ${apiFlow >= 5000 ? 'met' : 'NOT met'}. At 1,000 req/s: p50 ${latency.latency.p50} ms, p99 ${latency.latency.p99} ms (target p99 ≤ 10 ms: ${latency.latency.p99 <= 10 ? 'met' : 'NOT met'}; ${latencies.api.reduce((n, r) => n + r.non2xx, 0)} non-2xx).`,
+    '',
+    '| at 1,000 req/s | round 1 | round 2 |',
+    '|---|---|---|',
+    `| this API | ${latencies.api.map(tail).join(' | ')} |`,
+    `| do-nothing queue | ${latencies.reference.map(tail).join(' | ')} |`,
     '',
     '### CPU per request in workerd',
     '',

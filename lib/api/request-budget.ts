@@ -22,6 +22,76 @@ export interface RequestBudget {
 }
 
 /**
+ * The budget of one request. A class rather than an object literal with getters, for the reason
+ * lib/redis/deadline.ts gives: a literal's getters are new closures each request, which keeps
+ * every request's objects alive past the young-generation GC.
+ */
+class Budget implements RequestBudget {
+  private readonly started = Date.now();
+  private total: number;
+  private settled = false;
+  private timer: ReturnType<typeof setTimeout>;
+  private expiry: AbortController | undefined;
+  private joined: AbortSignal | undefined;
+  private failure: QueueError | undefined;
+  private readonly clientSignal: () => AbortSignal | undefined;
+  private readonly onSpent: (error: QueueError) => void;
+
+  constructor(
+    budgetMs: number,
+    clientSignal: () => AbortSignal | undefined,
+    onSpent: (error: QueueError) => void,
+  ) {
+    this.total = budgetMs;
+    this.clientSignal = clientSignal;
+    this.onSpent = onSpent;
+    this.timer = setTimeout(() => this.expire(), budgetMs);
+  }
+
+  get spent(): QueueError | undefined {
+    return this.failure;
+  }
+
+  get signal(): AbortSignal {
+    if (this.joined === undefined) {
+      this.expiry = new AbortController();
+      if (this.failure !== undefined) this.expiry.abort(this.failure);
+      const client = this.clientSignal();
+      this.joined = client === undefined ? this.expiry.signal : AbortSignal.any([client, this.expiry.signal]);
+    }
+    return this.joined;
+  }
+
+  extend(ms: number): void {
+    // A consume without waitMs extends by 0: no new timer for the same deadline.
+    if (ms === 0 || this.settled) return;
+    this.total += ms;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.expire(), Math.max(0, this.started + this.total - Date.now()));
+  }
+
+  /** Whether the work's outcome still counts (the budget did not run out first); stops the timer. */
+  finish(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    return true;
+  }
+
+  private expire(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.failure = new QueueError(
+      QueueErrorCode.redisUnavailable,
+      `The request did not finish within its ${this.total} ms budget; what it changed may or may not have been applied`,
+      { budgetMs: this.total },
+    );
+    this.expiry?.abort(this.failure);
+    this.onSpent(this.failure);
+  }
+}
+
+/**
  * Runs `work` within `budgetMs`; rejects with REDIS_UNAVAILABLE once the budget is spent, leaving
  * `work` to settle on its own (its outcome is then ignored: nobody is waiting for it any more).
  * `clientSignal` is asked for only when the handler wants the budget's signal.
@@ -33,57 +103,13 @@ export function withinBudget(
   work: (budget: RequestBudget) => Promise<void>,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const started = Date.now();
-    let total = budgetMs;
-    let settled = false;
-    let expiry: AbortController | undefined;
-    let signal: AbortSignal | undefined;
-    let spent: QueueError | undefined;
-    const expire = () => {
-      if (settled) return;
-      settled = true;
-      spent = new QueueError(
-        QueueErrorCode.redisUnavailable,
-        `The request did not finish within its ${total} ms budget; what it changed may or may not have been applied`,
-        { budgetMs: total },
-      );
-      expiry?.abort(spent);
-      reject(spent);
-    };
-    let timer = setTimeout(expire, budgetMs);
-    const budget: RequestBudget = {
-      get spent() {
-        return spent;
-      },
-      get signal() {
-        if (signal === undefined) {
-          expiry = new AbortController();
-          if (spent !== undefined) expiry.abort(spent);
-          const client = clientSignal();
-          signal = client === undefined ? expiry.signal : AbortSignal.any([client, expiry.signal]);
-        }
-        return signal;
-      },
-      extend(ms) {
-        // A consume without waitMs extends by 0: no new timer for the same deadline.
-        if (ms === 0 || settled) return;
-        total += ms;
-        clearTimeout(timer);
-        timer = setTimeout(expire, Math.max(0, started + total - Date.now()));
-      },
-    };
+    const budget = new Budget(budgetMs, clientSignal, reject);
     work(budget).then(
       () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve();
+        if (budget.finish()) resolve();
       },
       (error: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(error);
+        if (budget.finish()) reject(error);
       },
     );
   });
