@@ -2,8 +2,9 @@
  * Benchmark section "api": every route's requests/s against a do-nothing queue on the same
  * framework (bench/api/reference-queue.ts), each server in a process of its own, driven by
  * autocannon from this one, in interleaved rounds so both see the same machine; each server's
- * CPU time per request beside it (the figure noise moves least). Twice: the API on the in-process
- * engine, and through the real @upstash/redis client to the engine's REST front. Then consume's
+ * CPU time per request beside it (the figure noise moves least). Three times: the API on the in-process
+ * engine, the same app with canned queue answers (the HTTP layer alone, bench/api/canned-queue.ts),
+ * and through the real @upstash/redis client to the engine's REST front. Then consume's
  * cost against what the consumer already holds, an end-to-end flow (apps producing 1 message per
  * request, workers consuming and acking 10), latency at a fixed 1,000 requests/s, and the CPU time
  * per request of the Worker under workerd.
@@ -471,6 +472,9 @@ export async function run(): Promise<string> {
   const reference = await target('do-nothing', await startServer('reference'), false);
   const engineApi = await target('engine', await startServer('api'), true);
   const local = await compare(engineApi, reference);
+  const cannedApi = await target('canned', await startServer('canned'), true);
+  const canned = await compare(cannedApi, reference);
+  await cannedApi.server.stop();
 
   const front = await startServer('front');
   const restApi = await target('rest', await startServer('api', front.url, 'bench-engine'), true);
@@ -518,6 +522,14 @@ export async function run(): Promise<string> {
     '### npm start on the in-process engine',
     '',
     ...table(local),
+    '',
+    '### the same app with canned queue answers (the HTTP layer alone)',
+    '',
+    "npm start's app, auth, validation and Node adapter in front of a queue that answers each",
+    'operation with its first real answer (bench/api/canned-queue.ts): no Redis work after that, so',
+    'this is what the API costs apart from the engine, which the in-process API runs in its own process.',
+    '',
+    ...table(canned),
     '',
     "### npm start through @upstash/redis to the engine's REST front (a third process)",
     '',

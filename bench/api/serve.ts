@@ -2,13 +2,14 @@
  * A server for the API benchmark, in a process of its own so that it does not share a core or an
  * event loop with the load generator: `api` (npm start's server on the in-process engine, or on
  * the Upstash REST endpoint given as the next two arguments; `api-defaults` the same with Node's
- * default interval sweep and a fourth argument as QUEUE_KEY_PREFIX), `reference` (the do-nothing queue)
- * or `front` (the engine's REST front). Prints one JSON line, {"url","pid"}, once it listens.
+ * default interval sweep and a fourth argument as QUEUE_KEY_PREFIX), `reference` (the do-nothing queue),
+ * `canned` (the API's app with canned queue answers) or `front` (the engine's REST front). Prints one JSON line, {"url","pid"}, once it listens.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { startEngineServer } from '../../functions/engine-server.ts';
 import { startApiServer } from '../../functions/node.ts';
+import { startCannedServer } from './canned-queue.ts';
 import { createReferenceQueue } from './reference-queue.ts';
 import { BENCH_TOKEN } from './servers.ts';
 
@@ -34,6 +35,8 @@ if (kind === 'api' || kind === 'api-defaults') {
     );
     void server;
   });
+} else if (kind === 'canned') {
+  listening = await startCannedServer(BENCH_TOKEN);
 } else if (kind === 'front') {
   listening = (await startEngineServer({ port: 0, token: 'bench-engine' })).url;
 } else {

@@ -36,7 +36,7 @@ export async function cpuMsOf(pid: number): Promise<number> {
 }
 
 export async function startServer(
-  kind: 'api' | 'api-defaults' | 'reference' | 'front',
+  kind: 'api' | 'api-defaults' | 'reference' | 'canned' | 'front',
   ...args: string[]
 ): Promise<ServerProcess> {
   bundled ??= bundleForNode(
