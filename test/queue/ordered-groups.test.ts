@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { partitionOf } from '../../lib/queue/partitions.ts';
-import type { Message } from '../../lib/queue/types.ts';
+import type { Message, QueueService } from '../../lib/queue/types.ts';
 import { onEveryBackend } from './support/suite.ts';
 
 const VT = 5000;
@@ -24,6 +24,17 @@ function neighbours(n: number, partitions: number): string[] {
     if (partitionOf(`k${i}`, partitions) === home) out.push(`k${i}`);
   }
   return out;
+}
+
+/** Group g of queue q with key a's a1 in flight and a2 waiting behind it; answers a1's id. */
+async function a1InFlight(queue: QueueService): Promise<string> {
+  await queue.createGroup('q', 'g', '0');
+  const [a1] = (await queue.produce('q', [
+    { body: 'a1', groupKey: 'a' },
+    { body: 'a2', groupKey: 'a' },
+  ])) as [string];
+  expect(bodies(await queue.consume('q', 'g', 'c', 10))).toEqual(['a1']);
+  return a1;
 }
 
 onEveryBackend('ordered message groups', (make) => {
@@ -346,12 +357,7 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
 
   it('lets the sweep release a key whose in-flight message was acked by a client that keeps no key lines', async () => {
     const { queue, at, raw } = make();
-    await queue.createGroup('q', 'g', '0');
-    const [a1] = (await queue.produce('q', [
-      { body: 'a1', groupKey: 'a' },
-      { body: 'a2', groupKey: 'a' },
-    ])) as [string];
-    await queue.consume('q', 'g', 'c', 10);
+    const a1 = await a1InFlight(queue);
     // What the previous release's ack did: XACK and the lease, nothing of the key's line.
     const { keys, raw: rawId } = at('q', a1);
     await raw(
@@ -366,12 +372,7 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
 
   it('starts a group re-created behind its back with empty key lines', async () => {
     const { queue, at, raw } = make();
-    await queue.createGroup('q', 'g', '0');
-    const [a1] = (await queue.produce('q', [
-      { body: 'a1', groupKey: 'a' },
-      { body: 'a2', groupKey: 'a' },
-    ])) as [string];
-    await queue.consume('q', 'g', 'c', 10);
+    const a1 = await a1InFlight(queue);
     const { keys } = at('q', a1);
     await raw("return redis.call('XGROUP', 'DESTROY', KEYS[1], ARGV[1])", [keys.stream], ['g']);
     await queue.createGroup('q', 'g', '0');
@@ -380,12 +381,7 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
 
   it('leaves no key lines behind when the group or the queue is deleted', async () => {
     const { queue, at, raw } = make();
-    await queue.createGroup('q', 'g', '0');
-    const [a1] = (await queue.produce('q', [
-      { body: 'a1', groupKey: 'a' },
-      { body: 'a2', groupKey: 'a' },
-    ])) as [string];
-    await queue.consume('q', 'g', 'c', 10);
+    const a1 = await a1InFlight(queue);
     const { keys } = at('q', a1);
     const lines = [keys.turns('g'), keys.heads('g'), keys.keyState('g')];
     const count = () => raw("return redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3])", lines);

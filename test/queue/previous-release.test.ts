@@ -8,6 +8,7 @@
  */
 import { expect, it } from 'vitest';
 import { storedDefaults } from '../../lib/queue/config.ts';
+import type { QueueKeys } from '../../lib/queue/keys.ts';
 import { DEFAULT_CONFIG } from '../../lib/queue/rules.ts';
 import { createScriptRunner } from '../../lib/queue/script-runner.ts';
 import { release7c8ae99 as release } from './fixtures/release-7c8ae99-scripts.ts';
@@ -20,6 +21,19 @@ const message = (body: unknown, extra: { attributes?: string; delayMs?: number; 
   delayMs: extra.delayMs ?? 0,
   ttlMs: extra.ttlMs ?? 0,
   dedupKey: 0,
+});
+
+/** The keys that release's consume of group g takes. */
+const consumeKeys = (k: QueueKeys) => ({
+  stream: k.stream,
+  dlq: k.dlq,
+  dlqIndex: k.dlqIndex,
+  delayed: k.delayed,
+  delayedData: k.delayedData,
+  config: k.config,
+  lease: k.lease('g'),
+  meta: k.groupMeta('g'),
+  wake: k.wake,
 });
 
 onEveryBackend(
@@ -67,21 +81,13 @@ onEveryBackend(
           ],
         },
       )) as { ids: string[] };
-      const held = (await old(
-        release.consume,
-        {
-          stream: k.stream,
-          dlq: k.dlq,
-          dlqIndex: k.dlqIndex,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          lease: k.lease('g'),
-          meta: k.groupMeta('g'),
-          wake: k.wake,
-        },
-        { group: 'g', consumer: 'old', count: 3, now: clock.now(), config },
-      )) as { messages: { id: string }[] };
+      const held = (await old(release.consume, consumeKeys(k), {
+        group: 'g',
+        consumer: 'old',
+        count: 3,
+        now: clock.now(),
+        config,
+      })) as { messages: { id: string }[] };
       expect(held.messages.map((m) => m.id)).toEqual(ids.slice(0, 3));
       await old(
         release.nack,
@@ -152,21 +158,13 @@ onEveryBackend(
       await queue.ack('q', 'g', [a2?.id as string]);
       // A message of an idle key stays in the stream, reserved: that release's consume delivers it.
       const [b1] = (await queue.produce('q', [{ body: 'b1', groupKey: 'b' }])) as [string];
-      const got = (await old(
-        release.consume,
-        {
-          stream: k.stream,
-          dlq: k.dlq,
-          dlqIndex: k.dlqIndex,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          lease: k.lease('g'),
-          meta: k.groupMeta('g'),
-          wake: k.wake,
-        },
-        { group: 'g', consumer: 'old', count: 10, now: clock.now(), config },
-      )) as { messages: { id: string }[] };
+      const got = (await old(release.consume, consumeKeys(k), {
+        group: 'g',
+        consumer: 'old',
+        count: 10,
+        now: clock.now(),
+        config,
+      })) as { messages: { id: string }[] };
       expect(got.messages.map((m) => m.id)).toEqual([b1]);
       // The current ack releases its key: b's next message goes.
       expect(await queue.ack('q', 'g', [b1])).toBe(1);
