@@ -32,35 +32,47 @@ async function startWorker(
 ): Promise<{ child: Child; base: string }> {
   const envFile = join(dir, `worker-${Math.random().toString(36).slice(2)}.env`);
   await writeFile(envFile, vars.join('\n'));
-  const port = await freePort();
-  const inspector = await freePort();
-  const child = startChild(
-    process.execPath,
-    [
-      join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inspector-port',
-      String(inspector),
-      '--test-scheduled',
-      '--env-file',
-      envFile,
-      '--persist-to',
-      join(dir, `state-${port}`),
-      '--show-interactive-dev-session=false',
-      '--log-level',
-      logLevel,
-    ],
-    // No network here: skip the Request.cf download, telemetry and update checks.
-    { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/healthz`, child, ready, 90_000);
-  return { child, base };
+  // freePort's port can be taken by another process before workerd binds it: then try new ports.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const inspector = await freePort();
+    const child = startChild(
+      process.execPath,
+      [
+        join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
+        'dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--inspector-port',
+        String(inspector),
+        '--test-scheduled',
+        '--env-file',
+        envFile,
+        '--persist-to',
+        join(dir, `state-${port}`),
+        '--show-interactive-dev-session=false',
+        '--log-level',
+        logLevel,
+      ],
+      // No network here: skip the Request.cf download, telemetry and update checks.
+      { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
+    );
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor(`${base}/healthz`, child, ready, 90_000);
+      return { child, base };
+    } catch (error) {
+      await child.kill();
+      if (attempt < 3 && PORT_TAKEN.test(child.output())) continue;
+      throw error;
+    }
+  }
 }
+
+/** What wrangler prints when its port was taken meanwhile; it then never answers. */
+const PORT_TAKEN = /Address already in use/;
 
 /** Like waitForReady, for an answer other than 200 (a Worker that refuses to start still answers). */
 async function waitFor(
@@ -76,6 +88,7 @@ async function waitFor(
     } catch {
       // Not listening yet.
     }
+    if (PORT_TAKEN.test(child.output())) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${child.output()}`);
