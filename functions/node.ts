@@ -26,6 +26,7 @@ import { connectIoredis } from './support/ioredis-client.ts';
 import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
 import { isProgram } from './support/is-program.ts';
 import { readBodyFirst } from './support/read-body-first.ts';
+import { createUndiciTransport } from './support/undici-transport.ts';
 
 export const DEFAULT_PORT = 8787;
 /** The interval sweep (SWEEP_INTERVAL_MS): an idle one costs one command (issue 18). */
@@ -89,10 +90,12 @@ export function chooseRedis(options: ApiServerOptions, env: Env): Backing {
   if (url) {
     const token = env.UPSTASH_REDIS_REST_TOKEN;
     if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
+    const { transport, close } = createUndiciTransport(url);
     return {
-      redis: createUpstashClient({ url, token }),
+      redis: createUpstashClient({ url, token, transport }),
       backing: 'upstash',
       label: `Upstash at ${redactUrl(url)}`,
+      close,
     };
   }
   if (env.UPSTASH_REDIS_REST_TOKEN) {

@@ -1,11 +1,13 @@
 /**
  * The HTTP adapter for Upstash (and for the engine's Upstash-compatible REST front), built on
- * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings.
- * A call's abort signal (its deadline, see deadline.ts) reaches the fetch, so a stalled request
- * is cancelled rather than left open.
+ * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings,
+ * on a requester of our own (rest-requester.ts) over a transport: `fetch` by default (Workers,
+ * Deno), undici's connection pool on Node (functions/support/undici-transport.ts). A call's abort
+ * signal (its deadline, see deadline.ts) reaches the request that carries it: a call aborted
+ * before its request leaves is not sent, and a request is cancelled once every call it carries
+ * has given up.
  */
-// The fetch-based build runs unchanged on Workers, Deno and Node 20.
-import { Redis } from '@upstash/redis/cloudflare';
+import type { UpstashRequest } from '@upstash/redis';
 import {
   blockingReadArgv,
   type CallOptions,
@@ -17,10 +19,38 @@ import {
   type RedisValue,
   readArrived,
 } from './client.ts';
+import { createRestRequester, fetchTransport, type RestTransport } from './rest-requester.ts';
+import { redisOn } from './upstash-redis.ts';
 
 export interface UpstashClientOptions {
   url: string;
   token: string;
+  /** How requests travel; `fetch` unless given (Node passes undici's pool). */
+  transport?: RestTransport;
+}
+
+/** How many calls a request carries: a `/pipeline` request one per command. */
+function callsIn(request: UpstashRequest): number {
+  return request.path?.[0] === 'pipeline' && Array.isArray(request.body) ? request.body.length : 1;
+}
+
+/**
+ * A signal that aborts once every one of `signals` has; none when a call has no signal of its own
+ * (someone still waits for the answer, whatever the others do).
+ */
+function whenAllAbort(signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined {
+  if (signals.length === 1) return signals[0];
+  if (signals.length === 0 || signals.includes(undefined)) return undefined;
+  const all = new AbortController();
+  let left = signals.length;
+  for (const signal of signals as AbortSignal[]) {
+    const gone = () => {
+      if (--left === 0) all.abort(signal.reason);
+    };
+    if (signal.aborted) gone();
+    else signal.addEventListener('abort', gone, { once: true });
+  }
+  return all.signal;
 }
 
 /**
@@ -28,53 +58,97 @@ export interface UpstashClientOptions {
  * const redis = createUpstashClient({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
  */
 export function createUpstashClient(options: UpstashClientOptions): RedisClient {
-  // @upstash/redis asks for the signal (a function) synchronously when a command starts its
-  // request, before the first await: the call below sets it just around that moment. A plain
-  // signal would be worse: on abort the library answers the abort reason as a successful reply.
-  let current: AbortSignal | undefined;
-  const connect = (enableAutoPipelining: boolean) =>
-    new Redis({
-      enableAutoPipelining,
-      url: options.url,
-      token: options.token,
-      automaticDeserialization: false,
-      // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
-      // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
-      // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
-      retry: { retries: 0 },
-      // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
-      // made it, so one signal cannot serve every call.
-      signal: () => current ?? new AbortController().signal,
-    });
-  const redis = connect(true);
+  const { url, token } = options;
+  const transport = options.transport ?? fetchTransport;
+  // The auto-pipelining client sends the calls of one tick as one /pipeline request two
+  // microtasks after the first, in call order (a new request past 1,000). `queued` holds the
+  // signals of the calls handed to it whose request has not left yet, in that order; each request
+  // takes as many as it carries.
+  const queued: (AbortSignal | undefined)[] = [];
+  const redis = redisOn(
+    createRestRequester({
+      url,
+      token,
+      transport,
+      signalFor: (request) => whenAllAbort(queued.splice(0, callsIn(request))),
+    }),
+    { automaticDeserialization: false, enableAutoPipelining: true },
+  );
   // A blocking read holds its HTTP request until data or timeout: it must never share an
   // auto-pipelined request with other commands, so it goes through a client that sends each
-  // command on its own request (its deadline is the block time plus a margin, see deadline.ts).
-  const direct = connect(false);
+  // command on its own request, synchronously, while `current` holds its signal (its deadline is
+  // the block time plus a margin, see deadline.ts).
+  let current: AbortSignal | undefined;
+  const direct = redisOn(createRestRequester({ url, token, transport, signalFor: () => current }), {
+    automaticDeserialization: false,
+    enableAutoPipelining: false,
+  });
 
-  function guard(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
-    current = callOptions?.signal;
+  /** The call's answer; when its signal aborts first, the caller stops waiting at once. */
+  function settle(pending: Promise<unknown>, signal: AbortSignal | undefined): Promise<RedisValue> {
+    if (signal === undefined) {
+      return pending.then(
+        (value) => value as RedisValue,
+        (error: unknown) => {
+          throw translate(error, undefined);
+        },
+      );
+    }
+    return new Promise<RedisValue>((resolve, reject) => {
+      const giveUp = () => reject(translate(signal.reason, signal));
+      signal.addEventListener('abort', giveUp, { once: true });
+      pending.then(
+        (value) => {
+          signal.removeEventListener('abort', giveUp);
+          resolve(value as RedisValue);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', giveUp);
+          reject(translate(error, signal));
+        },
+      );
+    });
+  }
+
+  /** A call through the auto-pipelining client; one whose signal has aborted is not sent. */
+  function pipelined(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
+    const signal = callOptions?.signal;
+    if (signal?.aborted === true) return Promise.reject(translate(signal.reason, signal));
+    queued.push(signal);
     let pending: Promise<unknown>;
     try {
       pending = run();
+    } catch (error) {
+      // Never reached a pipeline: its place in the queue is the last one.
+      queued.pop();
+      return Promise.reject(translate(error, signal));
+    }
+    return settle(pending, signal);
+  }
+
+  /** A call through the direct client, which sends its request before `run` returns. */
+  function alone(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
+    const signal = callOptions?.signal;
+    if (signal?.aborted === true) return Promise.reject(translate(signal.reason, signal));
+    current = signal;
+    let pending: Promise<unknown>;
+    try {
+      pending = run();
+    } catch (error) {
+      return Promise.reject(translate(error, signal));
     } finally {
       current = undefined;
     }
-    return pending.then(
-      (value) => value as RedisValue,
-      (error: unknown) => {
-        throw translate(error, callOptions?.signal);
-      },
-    );
+    return settle(pending, signal);
   }
 
   return {
     evalsha: (sha, keys, args, callOptions) =>
-      guard(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
+      pipelined(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
     eval: (source, keys, args, callOptions) =>
-      guard(() => redis.eval(source, [...keys], [...args]), callOptions),
+      pipelined(() => redis.eval(source, [...keys], [...args]), callOptions),
     blockingRead: (keys, ids, blockMs, callOptions) =>
-      guard(
+      alone(
         () => direct.exec(blockingReadArgv(keys, ids, blockMs) as [string, ...string[]]),
         callOptions,
       ).then(readArrived),
