@@ -29,7 +29,7 @@ const library = () => new Redis({ url, token, ...options, enableTelemetry: false
 const ours = () => redisOn(createRestRequester({ url, token, transport: fetchTransport }), options);
 
 /** The value a call settles with, or its error's name and message. */
-async function outcome(run: () => Promise<unknown>): Promise<unknown> {
+async function outcome(run: () => Promise<unknown>): Promise<{ value?: unknown; error?: string }> {
   try {
     return { value: await run() };
   } catch (error) {
@@ -94,6 +94,45 @@ describe('our requester beside the library’s HTTP client', () => {
         };
         const theirs = await outcome(run(library()));
         expect(await outcome(run(ours()))).toEqual(theirs);
+        vi.restoreAllMocks();
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('answers each call of a batch as the library answers it alone', async () => {
+    const item = fc.oneof(
+      tree.map((result) => ({ result })),
+      fc.string({ minLength: 1, maxLength: 12 }).map((error) => ({ error })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 5 }), async (items) => {
+        // The endpoint answers command i (its key names i) with items[i], alone or in a pipeline.
+        const itemOf = (command: string[]) =>
+          items[Number(command[1])] as { result?: unknown; error?: string };
+        const paths: string[] = [];
+        vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+          const path = new URL(String(input)).pathname;
+          paths.push(path);
+          const body = JSON.parse(String(init?.body)) as string[] | string[][];
+          if (path === '/pipeline') return new Response(JSON.stringify((body as string[][]).map(itemOf)));
+          const one = itemOf(body as string[]);
+          return new Response(JSON.stringify(one), { status: one.error === undefined ? 200 : 400 });
+        });
+        const calls = (redis: Redis) =>
+          Promise.all(items.map((_, i) => outcome(() => redis.exec(['GET', String(i)]))));
+        const theirs = await calls(library());
+        paths.length = 0;
+        const batched = redisOn(
+          createRestRequester({ url, token, transport: fetchTransport, batch: true }),
+          options,
+        );
+        const mine = await calls(batched);
+        // One request for the batch; an error's text as the adapter reads it (no ", command was").
+        expect(paths).toEqual([items.length === 1 ? '/' : '/pipeline']);
+        const text = (o: { error?: string; value?: unknown }) =>
+          o.error === undefined ? o : { error: o.error.replace(/, command was: [\s\S]*$/, '') };
+        expect(mine.map(text)).toEqual(theirs.map(text));
         vi.restoreAllMocks();
       }),
       { numRuns: 100 },
