@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
-import { createEngine, type Engine } from '../lib/engine/engine.ts';
+import type { Engine } from '../lib/engine/engine.ts';
 import { DEFAULT_LIMITS } from '../lib/queue/rules.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
-import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
+import { type EngineThread, startEngineThread } from './support/engine-thread.ts';
 import { connectIoredis } from './support/ioredis-client.ts';
 import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
 import { isProgram } from './support/is-program.ts';
@@ -66,7 +66,8 @@ interface Backing {
   redis: RedisClient;
   backing: ApiServer['backing'];
   label: string;
-  durable?: DurableEngineHandle;
+  /** The local engine's thread: its data file's replayed records, and how to stop it. */
+  durable?: EngineThread;
   close?: () => Promise<void>;
 }
 
@@ -123,20 +124,12 @@ export function chooseRedis(options: ApiServerOptions, env: Env): Backing {
     const { client, close } = connectIoredis(tcp);
     return { redis: client, backing: 'redis', label: `Redis at ${redactUrl(tcp)}`, close };
   }
-  if (options.engine === undefined && options.dataFile) {
-    const durable = openDurableEngine({ path: options.dataFile });
-    return {
-      redis: createEngineClient(durable.engine),
-      backing: 'engine',
-      label: 'the in-process local engine',
-      durable,
-    };
+  if (options.engine === undefined) {
+    // On a thread of its own, with its data file if any (functions/support/engine-thread.ts).
+    const durable = startEngineThread({ dataFile: options.dataFile });
+    return { redis: durable.redis, backing: 'engine', label: 'the in-process local engine', durable };
   }
-  return {
-    redis: createEngineClient(options.engine ?? createEngine()),
-    backing: 'engine',
-    label: 'the in-process local engine',
-  };
+  return { redis: createEngineClient(options.engine), backing: 'engine', label: 'the in-process local engine' };
 }
 
 /**
@@ -154,10 +147,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   let service: Service;
   let redisAtStart: 'up' | 'down';
   try {
+    await durable?.ready;
     service = await buildService({ redis, settings });
     redisAtStart = await probeRedis(service.queue);
   } catch (error) {
-    durable?.close();
+    await durable?.close();
     await closeRedis?.();
     throw error;
   }
@@ -226,7 +220,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
       await sweeping;
-      durable?.close();
+      await durable?.close();
       await closeRedis?.();
     },
   };

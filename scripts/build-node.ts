@@ -8,6 +8,7 @@
  * The benchmark bundles its servers the same way (bench/api/servers.ts). Run as a program it
  * writes dist/node.mjs; `npm start` does that before it starts the server.
  */
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { isProgram } from '../functions/support/is-program.ts';
@@ -19,13 +20,12 @@ export const nodeBundle = fileURLToPath(new URL('dist/node.mjs', root));
 
 /**
  * Bundles `entry` (a Node program or module of this project) into one ES module at `outfile`,
- * with a linked source map; resolves with `outfile`.
+ * with a linked source map, and beside it engine-thread.mjs, the local engine's thread
+ * (functions/support/engine-thread.ts starts it from there); resolves with `outfile`.
  * @example await bundleForNode('functions/node.ts', 'dist/node.mjs')
  */
 export async function bundleForNode(entry: string, outfile: string): Promise<string> {
-  await build({
-    entryPoints: [fileURLToPath(new URL(entry, root))],
-    outfile,
+  const options = {
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -34,7 +34,15 @@ export async function bundleForNode(entry: string, outfile: string): Promise<str
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
-  });
+  } as const;
+  await Promise.all([
+    build({ ...options, entryPoints: [fileURLToPath(new URL(entry, root))], outfile }),
+    build({
+      ...options,
+      entryPoints: [fileURLToPath(new URL('functions/support/engine-thread-worker.ts', root))],
+      outfile: join(dirname(outfile), 'engine-thread.mjs'),
+    }),
+  ]);
   return outfile;
 }
 
