@@ -129,7 +129,11 @@ export function chooseRedis(options: ApiServerOptions, env: Env): Backing {
     const durable = startEngineThread({ dataFile: options.dataFile });
     return { redis: durable.redis, backing: 'engine', label: 'the in-process local engine', durable };
   }
-  return { redis: createEngineClient(options.engine), backing: 'engine', label: 'the in-process local engine' };
+  return {
+    redis: createEngineClient(options.engine),
+    backing: 'engine',
+    label: 'the in-process local engine',
+  };
 }
 
 /**
