@@ -20,6 +20,7 @@ import { createEngine } from '../lib/engine/engine.ts';
 import { createQueueService } from '../lib/queue/service.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { anchorScripts } from './api/anchor-scripts.ts';
+import { startPrivateRedis } from './api/redis-server.ts';
 import {
   BENCH_TOKEN,
   type ServerProcess,
@@ -575,7 +576,9 @@ function workersReport(result: WorkersResult): string[] {
 
 /** Which parts of the section run (BENCH_API_PARTS, comma-separated; all by default). */
 const PARTS = new Set(
-  (process.env.BENCH_API_PARTS ?? 'engine,canned,rest,flat,flow,workerd').split(',').map((p) => p.trim()),
+  (process.env.BENCH_API_PARTS ?? 'engine,canned,rest,rest-redis,tcp,flat,flow,workerd')
+    .split(',')
+    .map((p) => p.trim()),
 );
 
 /** The 1-minute load average, for the figures' record (the machine is shared). */
@@ -663,7 +666,7 @@ async function measureAll(out: string[]): Promise<void> {
     const restApi = await target('rest', await startServer('api', front.url, 'bench-engine'), true);
     const restReference = await target('do-nothing', await startServer('reference'), false);
     // The baseline's queue on the same front: a key prefix of its own.
-    const before = await beforeTarget(front.url, 'bench-engine');
+    const before = await beforeTarget(front.url, 'bench-engine', 'bench-before');
     const rest = await withLoad(() => compare(restApi, restReference, before));
     for (const t of [restApi, restReference, before]) await t?.server.stop();
     out.push(
@@ -674,6 +677,52 @@ async function measureAll(out: string[]): Promise<void> {
       '',
       ...table(rest.value, 0.25),
     );
+  }
+
+  if (PARTS.has('rest-redis') || PARTS.has('tcp')) {
+    const redis = await startPrivateRedis();
+    try {
+      if (PARTS.has('rest-redis')) {
+        const redisFront = await startServer('front', redis.url);
+        const restApi = await target('rest', await startServer('api', redisFront.url, 'bench-engine'), true);
+        const restReference = await target('do-nothing', await startServer('reference'), false);
+        const before = await beforeTarget(redisFront.url, 'bench-engine', 'bench-before');
+        const rest = await withLoad(() => compare(restApi, restReference, before));
+        for (const t of [restApi, restReference, before]) await t?.server.stop();
+        await redisFront.stop();
+        out.push(
+          '',
+          '### npm start through @upstash/redis to a REST front on redis-server (as Upstash is Redis)',
+          '',
+          "The engine's REST front forwarding every command to a redis-server of the benchmark's own",
+          '(ENGINE_REDIS_URL mode, no persistence): Redis runs the scripts natively, as behind Upstash,',
+          'and the front is a third process on the same 2 cores.',
+          '',
+          `load ${rest.load}`,
+          '',
+          ...table(rest.value, 0.25),
+        );
+      }
+      if (PARTS.has('tcp')) {
+        const tcpApi = await target('tcp', await startServer('api', redis.url), true);
+        const tcpReference = await target('do-nothing', await startServer('reference'), false);
+        const tcp = await withLoad(() => compare(tcpApi, tcpReference));
+        for (const t of [tcpApi, tcpReference]) await t.server.stop();
+        out.push(
+          '',
+          '### npm start on Redis over TCP (REDIS_URL, ioredis)',
+          '',
+          "The same redis-server of the benchmark's own, reached over one TCP connection (issue 27's",
+          'second phase works on this path).',
+          '',
+          `load ${tcp.load}`,
+          '',
+          ...table(tcp.value, 0.5),
+        );
+      }
+    } finally {
+      await redis.stop();
+    }
   }
 
   if (PARTS.has('flat')) {
