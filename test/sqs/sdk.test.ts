@@ -168,7 +168,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
       );
       const url = await create('attrs');
       const unknown = await thrown(
-        sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Colour: 'blue' } })),
+        sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Colour: 'blue' } as never })),
       );
       expect(unknown.name).toBe('InvalidAttributeName');
       expect(unknown.message).toBe('Unknown Attribute Colour.');
@@ -197,8 +197,11 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
       );
       expect(attributes.Attributes?.VisibilityTimeout).toBe('30');
       expect(
-        (await thrown(sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Nope'] }))))
-          .name,
+        (
+          await thrown(
+            sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Nope' as never] })),
+          )
+        ).name,
       ).toBe('InvalidAttributeName');
       const elsewhere = await thrown(
         sqs.send(
@@ -678,7 +681,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
       expect(sequences).toHaveLength(5);
       expect([...sequences].sort((a, b) => (a < b ? -1 : 1))).toEqual(sequences);
 
-      const seen: Record<string, string[]> = { A: [], B: [] };
+      const seen: { A: string[]; B: string[] } = { A: [], B: [] };
       for (let round = 0; round < 10 && seen.A.length + seen.B.length < 5; round++) {
         const { Messages = [] } = await sqs.send(
           new ReceiveMessageCommand({
@@ -690,7 +693,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
         const groups = Messages.map((m) => m.Attributes?.MessageGroupId as string);
         expect(new Set(groups).size).toBe(groups.length);
         for (const message of Messages) {
-          seen[message.Attributes?.MessageGroupId as string]?.push(message.Body as string);
+          seen[message.Attributes?.MessageGroupId as 'A' | 'B'].push(message.Body as string);
           expect(message.Attributes?.MessageDeduplicationId).toBe(message.Body);
           expect(message.Attributes?.SequenceNumber).toMatch(/^\d+$/);
           await sqs.send(

@@ -6,14 +6,20 @@ import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { REGION } from './stack.ts';
 
+function bytes(data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array {
+  if (typeof data === 'string') return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
 /** The hash constructor the signer takes, on node:crypto (an HMAC when given a secret). */
 class NodeSha256 {
   private readonly hash;
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
   }
-  update(data: string | Uint8Array): void {
-    this.hash.update(data);
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.hash.digest());
