@@ -176,7 +176,7 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
           if (!missingGroup(error)) throw error;
           // A queue made natively: its SQS group starts with its whole backlog.
           await ensureGroup(name);
-          return { items: [] as Message[], watch: null };
+          return { items: await queue.consume(name, SQS_GROUP, holder, count), watch: null };
         }
       };
       let messages = await waitUntilNonEmpty(

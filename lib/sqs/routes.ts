@@ -59,8 +59,14 @@ export function registerSqsRoutes(app: ApiApp, deps: SqsRouteDeps): void {
     logger: deps.logger,
   });
   app.on(['POST', 'GET'], ['/sqs', '/sqs/', '/sqs/*'], handle);
-  app.on(['POST', 'GET'], '/', async (c, next) => {
-    if (await isSqsCall(c, deps.limits.maxRequestBytes)) return handle(c);
+  // Middleware, not a route: a request to / that is no SQS call is answered as before (404).
+  app.use('/', async (c, next) => {
+    if (
+      (c.req.method === 'POST' || c.req.method === 'GET') &&
+      (await isSqsCall(c, deps.limits.maxRequestBytes))
+    ) {
+      return handle(c);
+    }
     await next();
   });
 }
