@@ -15,7 +15,7 @@ import type { Sleep } from '../api/context.ts';
 import { waitUntilNonEmpty } from '../api/long-poll.ts';
 import type { Clock } from '../clock.ts';
 import { isQueueError, QueueErrorCode } from '../queue/errors.ts';
-import type { Message, PendingEntry, QueueService } from '../queue/types.ts';
+import type { PendingEntry, QueueService } from '../queue/types.ts';
 import { queueDoesNotExist, SqsError, SqsErrorCode } from './errors.ts';
 import type { DeliveryRef, MetaPatch, Settled, SqsQueuePort } from './port.ts';
 import { SQS_GROUP } from './port.ts';
