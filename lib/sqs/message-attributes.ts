@@ -7,6 +7,7 @@
 import { base64ToBytes, bytesToBase64 } from './base64.ts';
 import { invalidValue, SqsError, SqsErrorCode } from './errors.ts';
 import { md5Hex } from './md5.ts';
+import { setOwn } from './own-property.ts';
 import { isSqsText, utf8, utf8Length } from './text.ts';
 
 /** One attribute: its full data type (`String`, `Number.int`, `Binary.png`…) and value. */
@@ -133,12 +134,7 @@ export function parseMessageAttributes(raw: unknown): SqsAttributes | undefined 
   const out: SqsAttributes = {};
   for (const name of names) {
     checkName(name, 'user');
-    Object.defineProperty(out, name, {
-      value: parseOne(name, (raw as Record<string, unknown>)[name], 'user'),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(out, name, parseOne(name, (raw as Record<string, unknown>)[name], 'user'));
   }
   return out;
 }
@@ -230,14 +226,13 @@ export function attributesMd5(attributes: SqsAttributes | undefined): string | u
 export function attributesToWire(attributes: SqsAttributes): Record<string, WireAttribute> {
   const out: Record<string, WireAttribute> = {};
   for (const [name, { dataType, value }] of Object.entries(attributes)) {
-    Object.defineProperty(out, name, {
-      value: isBinaryType(dataType)
+    setOwn(
+      out,
+      name,
+      isBinaryType(dataType)
         ? { DataType: dataType, BinaryValue: value }
         : { DataType: dataType, StringValue: value },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    );
   }
   return out;
 }
@@ -258,12 +253,7 @@ export function selectAttributes(
   for (const [name, attribute] of Object.entries(attributes)) {
     if (all || exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix))) {
       out ??= {};
-      Object.defineProperty(out, name, {
-        value: attribute,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(out, name, attribute);
     }
   }
   return out;

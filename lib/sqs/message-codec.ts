@@ -17,6 +17,7 @@
 import type { Message, MessageInput } from '../queue/types.ts';
 import { base64ToBytes } from './base64.ts';
 import { isBinaryType, type SqsAttributes } from './message-attributes.ts';
+import { setOwn } from './own-property.ts';
 
 export const RESERVED_PREFIX = 'sqs:';
 const ID = 'sqs:id';
@@ -47,18 +48,14 @@ export interface IncomingMessage {
   groupId?: string;
 }
 
-function define(target: Record<string, string>, name: string, value: string): void {
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
-}
-
 export function toNative(message: OutgoingMessage): MessageInput {
   const attributes: Record<string, string> = {};
   const types: Record<string, string> = {};
   let typed = false;
   for (const [name, { dataType, value }] of Object.entries(message.attributes ?? {})) {
-    define(attributes, name, value);
+    setOwn(attributes, name, value);
     if (dataType !== 'String') {
-      define(types, name, dataType);
+      setOwn(types, name, dataType);
       typed = true;
     }
   }
@@ -102,12 +99,7 @@ export function fromNative(message: Message): IncomingMessage {
     let dataType = typeof declared === 'string' ? declared : 'String';
     // A type written by hand that the value does not fit reads as String.
     if (isBinaryType(dataType) && base64ToBytes(value) === undefined) dataType = 'String';
-    Object.defineProperty(attributes, name, {
-      value: { dataType, value },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(attributes, name, { dataType, value });
   }
   const out: IncomingMessage = {
     messageId: native[ID] ?? message.id,

@@ -6,6 +6,7 @@
  * encoder writes each output member as SQS's XML does (lists flattened, maps as Name/Value pairs).
  */
 import { SQS_ERROR_SHAPES, SqsError, SqsErrorCode } from './errors.ts';
+import { setOwn } from './own-property.ts';
 import type { Input } from './params.ts';
 
 const NAMESPACE = 'http://queue.amazonaws.com/doc/2012-11-05/';
@@ -58,10 +59,6 @@ export function queryAction(params: URLSearchParams): string {
 
 type Tree = { [name: string]: Tree | string };
 
-function define(target: Record<string, unknown>, name: string, value: unknown): void {
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** The parameters as a tree of their dotted names. */
 function treeOf(pairs: Iterable<[string, string]>): Tree {
   const root: Tree = Object.create(null);
@@ -98,7 +95,7 @@ function numbered(node: Tree | string): (Tree | string)[] {
 function plain(node: Tree | string): unknown {
   if (typeof node === 'string') return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) define(out, key, plain(value));
+  for (const [key, value] of Object.entries(node)) setOwn(out, key, plain(value));
   return out;
 }
 
@@ -109,7 +106,7 @@ function members(node: Tree, action: string): Input {
     const list = LISTS[name];
     const map = MAPS[name];
     if (list !== undefined) {
-      define(
+      setOwn(
         out,
         list,
         numbered(child).filter((item) => typeof item === 'string'),
@@ -120,18 +117,18 @@ function members(node: Tree, action: string): Input {
         if (typeof item === 'string') continue;
         const key = item[map.key];
         const value = item[map.value];
-        if (typeof key === 'string' && value !== undefined) define(entries, key, plain(value));
+        if (typeof key === 'string' && value !== undefined) setOwn(entries, key, plain(value));
       }
       // CreateQueue spells its tags member in lowercase.
-      define(out, map.member === 'Tags' && action === 'CreateQueue' ? 'tags' : map.member, entries);
+      setOwn(out, map.member === 'Tags' && action === 'CreateQueue' ? 'tags' : map.member, entries);
     } else if (ENTRY.test(name)) {
-      define(
+      setOwn(
         out,
         'Entries',
         numbered(child).map((item) => (typeof item === 'string' ? item : members(item, action))),
       );
     } else {
-      define(out, name, plain(child));
+      setOwn(out, name, plain(child));
     }
   }
   return out;

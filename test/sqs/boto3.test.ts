@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys, type SqsStack, startSqsStack, uniqueQueue } from './support/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { keys, uniqueQueue, useSqsStack } from './support/stack.ts';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('./support/boto3-round-trip.py', import.meta.url));
@@ -32,13 +32,7 @@ const available = await interpreters();
 if (available.length === 0) console.warn('[skip] no python3 with boto3: the boto3 round trip is skipped');
 
 describe.skipIf(available.length === 0)('boto3', () => {
-  let stack: SqsStack;
-  beforeAll(async () => {
-    stack = await startSqsStack('engine');
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useSqsStack({ name: 'engine', skip: undefined });
 
   const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
@@ -49,7 +43,7 @@ describe.skipIf(available.length === 0)('boto3', () => {
       const { stdout } = await run(python, [script, queue], {
         env: {
           ...process.env,
-          SQS_ENDPOINT: stack.endpoint,
+          SQS_ENDPOINT: stack().endpoint,
           SQS_KEY_ID: keys.admin.accessKeyId,
           SQS_SECRET: keys.admin.secretAccessKey,
           AWS_CONFIG_FILE: '/dev/null',
@@ -59,7 +53,7 @@ describe.skipIf(available.length === 0)('boto3', () => {
       });
       const result = JSON.parse(stdout);
       expect(['query', 'json']).toContain(result.protocol);
-      expect(result.url).toBe(`${stack.endpoint}/000000000000/${queue}`);
+      expect(result.url).toBe(`${stack().endpoint}/000000000000/${queue}`);
       expect(result.sent.MD5OfMessageBody).toBe(md5('hello from boto3\r\nline two'));
       expect(result.batch).toEqual({ successful: ['one'], failed: [['bad', 'MissingParameter']] });
       expect(result.received).toEqual([

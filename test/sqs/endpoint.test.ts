@@ -13,37 +13,27 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sendSigned } from './support/signer.ts';
-import { backends, keys, REGION, type SqsStack, startSqsStack, uniqueQueue } from './support/stack.ts';
+import { backends, keys, REGION, uniqueQueue, useSqsStack } from './support/stack.ts';
+import { thrown } from './support/thrown.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read the SDK error's fields by name
-async function thrown(call: Promise<unknown>): Promise<any> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
-  let stack: SqsStack;
+describe.each(backends)('SQS endpoint on $name', (backend) => {
+  const { skip } = backend;
+  const stack = useSqsStack(backend);
   let queueUrl: string;
   beforeAll(async () => {
     if (skip !== undefined) return;
-    stack = await startSqsStack(name);
-    const created = await stack.client().send(new CreateQueueCommand({ QueueName: uniqueQueue('auth') }));
+    const created = await stack()
+      .client()
+      .send(new CreateQueueCommand({ QueueName: uniqueQueue('auth') }));
     queueUrl = created.QueueUrl as string;
-  });
-  afterAll(async () => {
-    await stack?.close();
   });
 
   describe.skipIf(skip !== undefined)('auth', () => {
     it('refuses a wrong secret and an unknown key with 403', async () => {
       const wrong = new SQSClient({
-        endpoint: stack.endpoint,
+        endpoint: stack().endpoint,
         region: REGION,
         credentials: { accessKeyId: keys.admin.accessKeyId, secretAccessKey: 'not-the-secret' },
       });
@@ -51,7 +41,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       expect(bad.name).toBe('SignatureDoesNotMatch');
       expect(bad.$metadata.httpStatusCode).toBe(403);
       const stranger = new SQSClient({
-        endpoint: stack.endpoint,
+        endpoint: stack().endpoint,
         region: REGION,
         credentials: { accessKeyId: 'AKIDSTRANGER', secretAccessKey: 'x' },
       });
@@ -63,8 +53,8 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
     });
 
     it('lets each key do what its scope allows and answers AccessDenied for the rest', async () => {
-      const producer = stack.client('produce');
-      const consumer = stack.client('consume');
+      const producer = stack().client('produce');
+      const consumer = stack().client('consume');
       expect(
         (await producer.send(new GetQueueUrlCommand({ QueueName: queueUrl.split('/').pop() as string })))
           .QueueUrl,
@@ -95,14 +85,14 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
 
     it("does not open for the API's bearer tokens, and answers in AWS's error shape with a Date", async () => {
       const target = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' };
-      const bearer = await fetch(`${stack.url}/sqs/`, {
+      const bearer = await fetch(`${stack().url}/sqs/`, {
         method: 'POST',
         headers: { ...target, authorization: 'Bearer sqs-suite-token' },
         body: '{}',
       });
       expect(bearer.status).toBe(400);
       expect(bearer.headers.get('x-amzn-query-error')).toBe('IncompleteSignature;Sender');
-      const bare = await fetch(`${stack.url}/sqs`, { method: 'POST', headers: target, body: '{}' });
+      const bare = await fetch(`${stack().url}/sqs`, { method: 'POST', headers: target, body: '{}' });
       expect(bare.status).toBe(403);
       expect(bare.headers.get('content-type')).toBe('application/x-amz-json-1.0');
       expect(bare.headers.get('x-amzn-query-error')).toBe('MissingAuthenticationToken;Sender');
@@ -116,7 +106,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
 
     it('refuses a request signed more than 15 minutes ago; an SDK with a wrong clock corrects it from Date', async () => {
       const stale = await sendSigned({
-        url: `${stack.url}/sqs/`,
+        url: `${stack().url}/sqs/`,
         headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
         body: '{}',
         key: keys.admin,
@@ -125,7 +115,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       expect(stale.status).toBe(403);
       expect(((await stale.json()) as { message: string }).message).toMatch(/^Signature expired: /);
       const skewed = new SQSClient({
-        endpoint: stack.endpoint,
+        endpoint: stack().endpoint,
         region: REGION,
         credentials: keys.admin,
         systemClockOffset: -60 * 60_000,
@@ -138,7 +128,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
 
     it('answers a replayed body under the same signature only as the action itself allows (no nonce in SigV4)', async () => {
       const request = {
-        url: `${stack.url}/sqs/`,
+        url: `${stack().url}/sqs/`,
         headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.GetQueueUrl' },
         body: JSON.stringify({ QueueName: queueUrl.split('/').pop() }),
         key: keys.consume,
@@ -146,7 +136,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       const first = await sendSigned(request);
       expect(first.status).toBe(200);
       expect(((await first.json()) as { QueueUrl: string }).QueueUrl).toBe(queueUrl);
-      const tampered = await fetch(`${stack.url}/sqs/`, {
+      const tampered = await fetch(`${stack().url}/sqs/`, {
         method: 'POST',
         headers: Object.fromEntries([...(await signedHeaders(request))].filter(([name]) => name !== 'host')),
         body: JSON.stringify({ QueueName: 'other' }),
@@ -189,12 +179,12 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       expect(Number(attributes.Attributes?.ApproximateNumberOfMessages)).toBeGreaterThanOrEqual(1);
       rooted.destroy();
       // The root still answers what is not an SQS call as before.
-      expect((await fetch(`${stack.url}/`, { method: 'POST', body: 'x' })).status).toBe(404);
+      expect((await fetch(`${stack().url}/`, { method: 'POST', body: 'x' })).status).toBe(404);
     });
 
     it('names an unknown action InvalidAction, and refuses a body that is not JSON', async () => {
       const unknown = await sendSigned({
-        url: `${stack.url}/sqs/`,
+        url: `${stack().url}/sqs/`,
         headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.FlyToTheMoon' },
         body: '{}',
         key: keys.admin,
@@ -205,7 +195,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
         message: 'The action FlyToTheMoon is not valid for this endpoint.',
       });
       const broken = await sendSigned({
-        url: `${stack.url}/sqs/`,
+        url: `${stack().url}/sqs/`,
         headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
         body: '{"QueueNamePrefix":',
         key: keys.admin,
@@ -220,7 +210,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       new URLSearchParams({ Version: '2012-11-05', ...params }).toString().replaceAll('%20', '+');
     const query = (params: Record<string, string>, key: (typeof keys)[keyof typeof keys] = keys.admin) =>
       sendSigned({
-        url: `${stack.url}/sqs`,
+        url: `${stack().url}/sqs`,
         headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
         body: form(params),
         key,
@@ -285,7 +275,7 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
       expect(await denied.text()).toContain('<Code>AccessDenied</Code>');
       const listed = await sendSigned({
         method: 'GET',
-        url: `${stack.url}/sqs?Action=ListQueues&Version=2012-11-05&QueueNamePrefix=auth`,
+        url: `${stack().url}/sqs?Action=ListQueues&Version=2012-11-05&QueueNamePrefix=auth`,
         headers: {},
         key: keys.admin,
       });
@@ -304,16 +294,10 @@ describe.each(backends)('SQS endpoint on $name', ({ name, skip }) => {
 });
 
 describe('request size', () => {
-  let stack: SqsStack;
-  beforeAll(async () => {
-    stack = await startSqsStack('engine', { MAX_REQUEST_BYTES: '4096' });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useSqsStack({ name: 'engine', skip: undefined }, { MAX_REQUEST_BYTES: '4096' });
 
   it("answers a body over MAX_REQUEST_BYTES in SQS's shape, before reading it as anything", async () => {
-    const client = stack.client();
+    const client = stack().client();
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: uniqueQueue('size') }));
     const error = await thrown(
       client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(5000) })),

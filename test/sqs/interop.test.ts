@@ -9,27 +9,21 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SQS_GROUP } from '../../lib/sqs/port.ts';
-import { backends, type SqsStack, startSqsStack, uniqueQueue } from './support/stack.ts';
+import { backends, uniqueQueue, useSqsStack } from './support/stack.ts';
 
-describe.each(backends)('native and SQS on $name', ({ name, skip }) => {
-  let stack: SqsStack;
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    stack = await startSqsStack(name);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+describe.each(backends)('native and SQS on $name', (backend) => {
+  const { skip } = backend;
+  const stack = useSqsStack(backend);
 
   it.skipIf(skip !== undefined)(
     'receives natively produced messages over SQS: JSON bodies as their text, attributes as Strings',
     async () => {
-      const sqs = stack.client();
+      const sqs = stack().client();
       const queue = uniqueQueue('native');
       const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queue }));
-      const native = stack.server.service.queue;
+      const native = stack().server.service.queue;
       const [objectId, textId] = await native.produce(queue, [
         { body: { sku: 42, tags: ['a'] }, attributes: { tenant: 'acme', 'sqs:hidden': 'x' } },
         { body: 'plain text' },
@@ -47,7 +41,7 @@ describe.each(backends)('native and SQS on $name', ({ name, skip }) => {
   it.skipIf(skip !== undefined)(
     'keeps SQS messages natively as a string body and attributes, the types aside',
     async () => {
-      const sqs = stack.client();
+      const sqs = stack().client();
       const queue = uniqueQueue('sqs-side');
       const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queue }));
       const sent = await sqs.send(
@@ -62,7 +56,7 @@ describe.each(backends)('native and SQS on $name', ({ name, skip }) => {
           MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1-abc' } },
         }),
       );
-      const [message] = await stack.server.service.queue.browse(queue, {});
+      const [message] = await stack().server.service.queue.browse(queue, {});
       expect(message?.id).toBe(sent.MessageId);
       expect(message?.body).toBe('{"looks":"like json"}');
       expect(message?.attributes).toEqual({
@@ -72,7 +66,7 @@ describe.each(backends)('native and SQS on $name', ({ name, skip }) => {
         'sqs:types': '{"n":"Number.int","b":"Binary"}',
         'sqs:trace': 'Root=1-abc',
       });
-      const consumed = await stack.server.service.queue.consume(queue, SQS_GROUP, 'native-reader', 1);
+      const consumed = await stack().server.service.queue.consume(queue, SQS_GROUP, 'native-reader', 1);
       expect(consumed.map((m) => m.body)).toEqual(['{"looks":"like json"}']);
     },
   );
@@ -80,9 +74,9 @@ describe.each(backends)('native and SQS on $name', ({ name, skip }) => {
   it.skipIf(skip !== undefined)(
     'serves a queue made natively, with its backlog, from the first receive',
     async () => {
-      const sqs = stack.client();
+      const sqs = stack().client();
       const queue = uniqueQueue('made-natively');
-      await stack.server.service.queue.produce(queue, [{ body: 'backlog' }]);
+      await stack().server.service.queue.produce(queue, [{ body: 'backlog' }]);
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queue }));
       const first = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 5 }));
       const { Messages = [] } =

@@ -29,30 +29,16 @@ import {
   TagQueueCommand,
   UntagQueueCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type SqsStack, startSqsStack, uniqueQueue } from './support/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, uniqueQueue, useSqsStack } from './support/stack.ts';
+import { thrown } from './support/thrown.ts';
 
-/** What a call threw (the test fails when it did not throw). */
-// biome-ignore lint/suspicious/noExplicitAny: tests read the SDK error's fields by name
-async function thrown(call: Promise<unknown>): Promise<any> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-describe.each(backends)('SQS API on $name', ({ name, skip }) => {
-  let stack: SqsStack;
+describe.each(backends)('SQS API on $name', (backend) => {
+  const { skip } = backend;
+  const stack = useSqsStack(backend);
   let sqs: SQSClient;
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    stack = await startSqsStack(name);
-    sqs = stack.client();
-  });
-  afterAll(async () => {
-    await stack?.close();
+  beforeAll(() => {
+    if (skip === undefined) sqs = stack().client();
   });
 
   async function create(prefix: string, attributes?: Record<string, string>, fifo = false): Promise<string> {
@@ -81,7 +67,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
         );
         urls.push(QueueUrl as string);
       }
-      expect(urls[0]).toBe(`${stack.url}/sqs/000000000000/${prefix}-a`);
+      expect(urls[0]).toBe(`${stack().url}/sqs/000000000000/${prefix}-a`);
       const again = await sqs.send(
         new CreateQueueCommand({ QueueName: `${prefix}-a`, Attributes: { VisibilityTimeout: '45' } }),
       );
@@ -206,7 +192,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
       const elsewhere = await thrown(
         sqs.send(
           new GetQueueAttributesCommand({
-            QueueUrl: `${stack.url}/sqs/123456789012/x`,
+            QueueUrl: `${stack().url}/sqs/123456789012/x`,
             AttributeNames: ['All'],
           }),
         ),
@@ -370,7 +356,7 @@ describe.each(backends)('SQS API on $name', ({ name, skip }) => {
       const missing = await thrown(
         sqs.send(
           new SendMessageCommand({
-            QueueUrl: `${stack.endpoint}/000000000000/${uniqueQueue('none')}`,
+            QueueUrl: `${stack().endpoint}/000000000000/${uniqueQueue('none')}`,
             MessageBody: 'x',
           }),
         ),

@@ -13,25 +13,19 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Consumer } from 'sqs-consumer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type SqsStack, startSqsStack, uniqueQueue } from './support/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { backends, uniqueQueue, useSqsStack } from './support/stack.ts';
 
 const TOTAL = 1000;
 
-describe.each(backends)('sqs-consumer on $name', ({ name, skip }) => {
-  let stack: SqsStack;
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    stack = await startSqsStack(name);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+describe.each(backends)('sqs-consumer on $name', (backend) => {
+  const { skip } = backend;
+  const stack = useSqsStack(backend);
 
   it.skipIf(skip !== undefined)(
     'handles and deletes each of 1,000 messages once with crashing handlers, losing none',
     async () => {
-      const admin = stack.client();
+      const admin = stack().client();
       const { QueueUrl } = await admin.send(
         new CreateQueueCommand({
           QueueName: uniqueQueue('consumer'),
@@ -89,7 +83,7 @@ describe.each(backends)('sqs-consumer on $name', ({ name, skip }) => {
       const consumers = [0, 1].map(() =>
         Consumer.create({
           queueUrl: url,
-          sqs: recording(stack.client('consume')),
+          sqs: recording(stack().client('consume')),
           batchSize: 10,
           waitTimeSeconds: 1,
           pollingWaitTimeMs: 0,

@@ -5,10 +5,10 @@
 import { Scope } from '../../api/auth.ts';
 import { type Action, type ActionContext, existing, queueOf } from '../action.ts';
 import { SqsError, SqsErrorCode } from '../errors.ts';
-import { type Input, optionalInt, optionalString, requiredString } from '../params.ts';
+import { type Input, optionalInt, requiredString } from '../params.ts';
 import type { MoveTask } from '../port.ts';
 import { queueArn, queueNameOfArn, queueUrl } from '../queue-names.ts';
-import { fromPageToken, toPageToken } from './paging.ts';
+import { page, pageRequest } from './paging.ts';
 
 /** The queue an ARN member names, which must exist. */
 async function queueOfArn(input: Input, member: string, context: ActionContext): Promise<string> {
@@ -42,17 +42,12 @@ const listDeadLetterSourceQueues: Action = {
   scope: Scope.consume,
   async run(input, context) {
     const queue = queueOf(input, context);
-    const max = optionalInt(input, 'MaxResults', 1, 1000, 'Must be between 1 and 1000, if provided.');
-    const after = fromPageToken(optionalString(input, 'NextToken'));
+    const request = pageRequest(input);
     await existing(context, queue);
-    const sources = (await context.port.deadLetterSources(queue))
-      .filter((name) => after === undefined || name > after)
-      .sort();
-    const page = sources.slice(0, max ?? 1000);
-    // Spelled `queueUrls` in SQS's model, unlike ListQueues' `QueueUrls`.
-    const out: Record<string, unknown> = { queueUrls: page.map((name) => queueUrl(context.endpoint, name)) };
-    if (max !== undefined && sources.length > page.length)
-      out.NextToken = toPageToken(page[page.length - 1] as string);
+    const { names, nextToken } = page(await context.port.deadLetterSources(queue), request);
+    // Spelled `queueUrls` in SQS's model, unlike ListQueues' `QueueUrls`, and always there.
+    const out: Record<string, unknown> = { queueUrls: names.map((name) => queueUrl(context.endpoint, name)) };
+    if (nextToken !== undefined) out.NextToken = nextToken;
     return out;
   },
 };

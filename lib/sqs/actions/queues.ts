@@ -2,7 +2,7 @@
 import { Scope } from '../../api/auth.ts';
 import { type Action, type ActionContext, existing, queueOf } from '../action.ts';
 import { invalidValue, queueDoesNotExist, SqsError, SqsErrorCode } from '../errors.ts';
-import { optionalInt, optionalString, requiredString, stringList, stringMap } from '../params.ts';
+import { optionalString, requiredString, stringList, stringMap } from '../params.ts';
 import {
   checkAttributeNames,
   DEFAULT_RETENTION_SECONDS,
@@ -16,7 +16,7 @@ import {
   SQS_QUEUE_BASE,
 } from '../queue-attributes.ts';
 import { isFifoName, isQueueName, NAME_TEXT, queueNameOfArn, queueUrl } from '../queue-names.ts';
-import { fromPageToken, toPageToken } from './paging.ts';
+import { page, pageRequest } from './paging.ts';
 import { checkTags } from './tags.ts';
 
 /** A RedrivePolicy's dead-letter queue: this account's, existing, of the same type, not itself. */
@@ -97,16 +97,15 @@ const listQueues: Action = {
   scope: Scope.consume,
   async run(input, context) {
     const prefix = optionalString(input, 'QueueNamePrefix') ?? '';
-    const max = optionalInt(input, 'MaxResults', 1, 1000, 'Must be between 1 and 1000, if provided.');
-    const after = fromPageToken(optionalString(input, 'NextToken'));
-    const names = (await context.port.listQueues())
-      .filter((name) => isQueueName(name) && name.startsWith(prefix) && (after === undefined || name > after))
-      .sort();
-    const page = names.slice(0, max ?? 1000);
+    const request = pageRequest(input);
+    const all = (await context.port.listQueues()).filter(
+      (name) => isQueueName(name) && name.startsWith(prefix),
+    );
+    const { names, nextToken } = page(all, request);
     const out: Record<string, unknown> = {};
-    if (page.length > 0) out.QueueUrls = page.map((name) => queueUrl(context.endpoint, name));
-    if (max !== undefined && names.length > page.length)
-      out.NextToken = toPageToken(page[page.length - 1] as string);
+    // AWS leaves QueueUrls out when there are none.
+    if (names.length > 0) out.QueueUrls = names.map((name) => queueUrl(context.endpoint, name));
+    if (nextToken !== undefined) out.NextToken = nextToken;
     return out;
   },
 };

@@ -5,6 +5,7 @@
  */
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { type ApiServer, startApiServer } from '../../../functions/node.ts';
 import { REDIS_URL, REQUIRE_REDIS, redisAvailable } from '../../support/redis.ts';
 
@@ -92,6 +93,24 @@ export async function startSqsStack(
       await server.close();
       if (backend === 'redis') await deleteKeys(prefix);
     },
+  };
+}
+
+/**
+ * A stack for the tests of one `describe` on `backend`: started before them (unless the backend is
+ * skipped), closed after.
+ */
+export function useSqsStack(backend: Backend, env: Record<string, string> = {}): () => SqsStack {
+  let stack: SqsStack | undefined;
+  beforeAll(async () => {
+    if (backend.skip === undefined) stack = await startSqsStack(backend.name, env);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return () => {
+    if (stack === undefined) throw new Error(`no SQS stack on ${backend.name}`);
+    return stack;
   };
 }
 
