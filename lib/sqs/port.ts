@@ -87,6 +87,11 @@ export interface MoveTask {
 }
 
 export interface SqsQueuePort {
+  /**
+   * False while the backend keeps no queue metadata (phase 1): every queue then has the default
+   * of each metadata attribute, and an action that needs only those need not read the queue.
+   */
+  readonly keepsMetadata: boolean;
   /** Creates the queue with `config` (and its consumer group); keeps an existing one as it is. */
   createQueue(queue: string, config: Partial<QueueConfig>, meta: MetaPatch): Promise<void>;
   /** Null when the queue does not exist. */

@@ -111,6 +111,8 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   }
 
   const port: SqsQueuePort = {
+    keepsMetadata: false,
+
     async createQueue(name, config, meta) {
       refuseMeta(meta);
       await queue.configure(name, config);

@@ -104,8 +104,11 @@ const receiveMessage: Action = {
         throw new SqsError(SqsErrorCode.invalidAttributeName, `Unknown Attribute ${name}.`);
     }
     const attributeNames = stringList(input, 'MessageAttributeNames');
-    // Without WaitTimeSeconds the queue's ReceiveMessageWaitTimeSeconds applies.
-    wait ??= Number(queueSetting(await existing(context, queue), 'ReceiveMessageWaitTimeSeconds'));
+    // Without WaitTimeSeconds the queue's ReceiveMessageWaitTimeSeconds applies (its default, 0,
+    // where the backend keeps no metadata: no need to read the queue for it).
+    wait ??= context.port.keepsMetadata
+      ? Number(queueSetting(await existing(context, queue), 'ReceiveMessageWaitTimeSeconds'))
+      : 0;
     const waitMs = wait * 1000;
     const options: ReceiveOptions = { count, waitMs };
     if (visibility !== undefined) options.visibilityMs = visibility * 1000;
