@@ -131,7 +131,9 @@ export function createSqsEndpoint(deps: SqsEndpointDeps): (c: Context<ApiEnv>) =
     };
     const url = new URL(c.req.url);
     try {
-      const reading = acceptBody(c, deps.limits.maxRequestBytes);
+      // The root's dispatch may have read the body already (to find a form's Action).
+      const read = (c.req.bodyCache as { text?: unknown }).text !== undefined;
+      const reading = read ? undefined : acceptBody(c, deps.limits.maxRequestBytes);
       if (reading !== undefined) await reading;
       const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
       const params = json ? undefined : queryParameters(url, text, c.req.header('content-type') ?? '');

@@ -5,7 +5,7 @@
  * the QueueUrl's origin root). The app's own routes never see these requests.
  */
 import type { Context } from 'hono';
-import type { ApiApp, Logger, Sleep } from '../api/context.ts';
+import type { ApiApp, ApiEnv, Logger, Sleep } from '../api/context.ts';
 import { acceptBody } from '../api/request-body.ts';
 import type { Clock } from '../clock.ts';
 import type { Limits, Timeouts } from '../queue/rules.ts';
@@ -27,7 +27,7 @@ export interface SqsRouteDeps {
 }
 
 /** Whether a request to `/` is an SQS call (reading a form body to see its Action). */
-async function isSqsCall(c: Context, limit: number): Promise<boolean> {
+async function isSqsCall(c: Context<ApiEnv>, limit: number): Promise<boolean> {
   if ((c.req.header('x-amz-target') ?? '').startsWith('AmazonSQS.')) return true;
   if (new URL(c.req.url).searchParams.has('Action')) return true;
   if (
@@ -37,7 +37,7 @@ async function isSqsCall(c: Context, limit: number): Promise<boolean> {
     return false;
   }
   try {
-    const reading = acceptBody(c as never, limit);
+    const reading = acceptBody(c, limit);
     if (reading !== undefined) await reading;
   } catch {
     // A form POST to / can only be meant for SQS here: let its endpoint answer the size.
