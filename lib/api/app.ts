@@ -13,6 +13,8 @@ import { CodedError } from '../errors.ts';
 import { QueueErrorCode } from '../queue/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS, type Limits, type Timeouts } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
+import { registerSqsRoutes } from '../sqs/routes.ts';
+import type { SqsSettings } from '../sqs/settings.ts';
 import type { TokenSet } from './auth.ts';
 import type { ApiApp, ApiEnv, Logger, Sleep } from './context.ts';
 import { renderDocs } from './docs.ts';
@@ -48,6 +50,8 @@ export interface AppOptions {
   sleep?: Sleep;
   /** Seconds a client is told to wait after a 503. */
   retryAfterSeconds?: number;
+  /** The SQS-compatible endpoint (lib/sqs, docs/sqs.md): mounted when given. */
+  sqs?: SqsSettings;
 }
 
 export const consoleLogger: Logger = {
@@ -319,6 +323,8 @@ export function createApp(options: AppOptions): ApiApp {
     await next();
   });
 
+  // The SQS endpoint answers in AWS's shapes, outside /v1 and its bearer tokens (lib/sqs/routes.ts).
+  if (options.sqs !== undefined) registerSqsRoutes(app, { ...deps, settings: options.sqs });
   registerQueueRoutes(app, deps);
   registerMessageRoutes(app, deps);
   registerGroupRoutes(app, deps);

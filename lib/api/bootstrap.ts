@@ -69,6 +69,7 @@ export async function buildService(options: {
     limits: settings.limits,
     clock,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(settings.sqs === undefined ? {} : { sqs: settings.sqs }),
   });
   return { app, queue, settings, ...(devToken === undefined ? {} : { devToken }) };
 }

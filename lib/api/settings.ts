@@ -18,6 +18,7 @@ import {
   TIMEOUT_RULES,
   type Timeouts,
 } from '../queue/rules.ts';
+import { readSqsSettings, type SqsSettings } from '../sqs/settings.ts';
 
 export type Mode = 'production' | 'development';
 
@@ -34,6 +35,8 @@ export interface Settings {
   sweepTimeBudgetMs: number;
   /** How long a scheduled sweep skips a queue it found idle (SWEEP_REVISIT_MS, issue 18). */
   sweepRevisitMs: number;
+  /** The SQS endpoint's settings (SQS_CREDENTIALS, SQS_ACCOUNT_ID, SQS_REGION); unset without keys. */
+  sqs?: SqsSettings;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -87,6 +90,7 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     const value = field(env, CONFIG_FIELDS[name]);
     if (value !== undefined) queueDefaults[name] = value;
   }
+  const sqs = readSqsSettings(env);
   return {
     mode: modeText,
     tokenSpec: env.API_TOKENS ?? '',
@@ -96,5 +100,6 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     keyPrefix: text(env, 'QUEUE_KEY_PREFIX'),
     sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS', CALL_RULES.sweepTimeBudgetMs) ?? 20_000,
     sweepRevisitMs: int(env, 'SWEEP_REVISIT_MS', CALL_RULES.sweepRevisitMs) ?? DEFAULT_SWEEP_REVISIT_MS,
+    ...(sqs.credentials.length > 0 ? { sqs } : {}),
   };
 }
