@@ -144,8 +144,49 @@ describe('network errors', () => {
       onRetry: () => retries++,
     });
     const error = await client.queues().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'NETWORK_ERROR', status: 0, attempts: 4, retryable: true });
+    expect(error).toMatchObject({
+      code: 'NETWORK_ERROR',
+      status: 0,
+      attempts: 4,
+      retryable: true,
+      mayHaveBeenApplied: false,
+      message: `GET /v1/queues failed: connection refused at 127.0.0.1:${port} (nothing was sent)`,
+    });
     expect(retries).toBe(3);
+  });
+
+  it('retries a produce without dedupIds after a refused connection (nothing was sent), and stops when shouldRetry says so', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    let retries = 0;
+    const retrying = createQueueClient({
+      url: `http://127.0.0.1:${port}`,
+      retry: { ...fast, attempts: 3 },
+      onRetry: () => retries++,
+    });
+    const error = await retrying
+      .queue('q')
+      .produce([{ body: 1 }])
+      .catch((e: unknown) => e as QueueApiError);
+    expect(error).toMatchObject({ code: 'NETWORK_ERROR', attempts: 3, mayHaveBeenApplied: false });
+    expect((error as QueueApiError).message).not.toContain('may have been applied');
+    expect(retries).toBe(2);
+    const asked: QueueApiError[] = [];
+    const once = createQueueClient({
+      url: `http://127.0.0.1:${port}`,
+      retry: fast,
+      shouldRetry: (e) => {
+        asked.push(e);
+        return false;
+      },
+    });
+    const first = await once.queues().catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: 'NETWORK_ERROR', attempts: 1 });
+    expect(asked).toEqual([first]);
   });
 
   it('times out a hanging call and retries it', async () => {
