@@ -192,8 +192,11 @@ export async function packClient(): Promise<string> {
   );
   const [packed] = JSON.parse(stdout) as { filename: string; size: number; files: { path: string }[] }[];
   if (packed === undefined) throw new Error('npm pack wrote no tarball');
-  const tests = packed.files.filter((file) => /(^|\/)(test|tests|__tests__)\/|\.test\.[jt]s$/.test(file.path));
-  if (tests.length > 0) throw new Error(`the package would ship tests: ${tests.map((f) => f.path).join(', ')}`);
+  const tests = packed.files.filter((file) =>
+    /(^|\/)(test|tests|__tests__)\/|\.test\.[jt]s$/.test(file.path),
+  );
+  if (tests.length > 0)
+    throw new Error(`the package would ship tests: ${tests.map((f) => f.path).join(', ')}`);
   if (packed.size > MAX_PACKED_BYTES) {
     throw new Error(`the package packs to ${packed.size} bytes, over ${MAX_PACKED_BYTES}`);
   }

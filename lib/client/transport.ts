@@ -101,6 +101,8 @@ export function unsentReason(error: unknown): string | undefined {
     if ((typeof code === 'string' && NO_HOST_CODES.has(code)) || /failed to lookup address/i.test(text)) {
       return 'host name not found';
     }
+    // fetch refuses ports such as 1, 25 or 6000 before connecting (the Fetch standard's "bad port").
+    if (text === 'bad port') return 'a port fetch does not connect to (bad port)';
     queue.push(cause);
     if (Array.isArray(errors)) queue.push(...errors);
   }

@@ -172,6 +172,36 @@ console.log(JSON.stringify({
   });
 });
 
+describe('the package README', () => {
+  it('runs its worker example as written: it handles the message, and SIGTERM stops it with nothing held', async () => {
+    const readme = await readFile(join(installed, 'README.md'), 'utf8');
+    const example = /## A worker in 15 lines\n\n```js\n([^]*?)```/.exec(readme)?.[1];
+    expect(example, 'the README has its worker example').toBeDefined();
+    expect(example!.trim().split('\n').length).toBeLessThanOrEqual(15);
+    await writeFile(join(dir, 'readme-worker.mjs'), example!);
+    await client.queue('orders').delete();
+    const child = startChild(process.execPath, [join(dir, 'readme-worker.mjs')], {
+      ESQ_URL: server.url,
+      ESQ_TOKEN: token,
+    });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!child.output().includes('charging')) {
+        if (Date.now() > deadline) throw new Error(`the example handled nothing:\n${child.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(child.output()).toContain('charging { orderId: 42 }');
+      child.process.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    } finally {
+      await child.kill();
+    }
+    expect((await client.queue('orders').stats()).groups).toMatchObject([
+      { name: 'billing', pending: 0, lag: 0 },
+    ]);
+  }, 60_000);
+});
+
 describe('TypeScript', () => {
   it('type-checks a strict NodeNext project against the declarations alone (no @types, no skipLibCheck)', async () => {
     const project = join(dir, 'ts');
