@@ -4,7 +4,6 @@
  * the service applied a call, and hangs. Safe calls are retried within the policy; a produce
  * without dedupIds is not retried once it may have been applied; a 400 is tried exactly once.
  */
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
 import { parseRetryAfter } from '../../lib/client/errors.ts';
@@ -13,6 +12,7 @@ import { backoffMs, DEFAULT_RETRY, type RetryPolicy } from '../../lib/client/ret
 import { createEngine } from '../../lib/engine/engine.ts';
 import { type RedisClient, RedisUnavailableError } from '../../lib/redis/client.ts';
 import { createEngineClient } from '../../lib/redis/engine-client.ts';
+import { freePort } from '../runtimes/support/processes.ts';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.ts';
 import { tokens, uniqueName } from './support/service.ts';
 
@@ -131,12 +131,7 @@ describe('network errors', () => {
   });
 
   it('retries a call to a port nothing listens on, then fails with NETWORK_ERROR', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     let retries = 0;
     const client = createQueueClient({
       url: `http://127.0.0.1:${port}`,
@@ -156,12 +151,7 @@ describe('network errors', () => {
   });
 
   it('retries a produce without dedupIds after a refused connection (nothing was sent), and stops when shouldRetry says so', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     let retries = 0;
     const retrying = createQueueClient({
       url: `http://127.0.0.1:${port}`,

@@ -20,7 +20,8 @@ import { type ApiServer, startApiServer } from '../../functions/node.ts';
 import { createQueueClient, type QueueClient } from '../../lib/client/index.ts';
 import { PACKAGE_NAME } from '../../scripts/pack-client.ts';
 import { chromiumPath } from '../dashboard/support/browser.ts';
-import { type Child, freePort, projectRoot, startChild } from './support/processes.ts';
+import { type Child, projectRoot, startChild } from './support/processes.ts';
+import { startWranglerDev } from './support/wrangler-dev.ts';
 
 const run = promisify(execFile);
 const token = 'package-test-admin-token';
@@ -175,7 +176,7 @@ console.log(JSON.stringify({
 describe('the package README', () => {
   it('runs its worker example as written: it handles the message, and SIGTERM stops it with nothing held', async () => {
     const readme = await readFile(join(installed, 'README.md'), 'utf8');
-    const example = /## A worker in 15 lines\n\n```js\n([^]*?)```/.exec(readme)?.[1];
+    const example = /## A worker in 15 lines\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example, 'the README has its worker example').toBeDefined();
     expect(example!.trim().split('\n').length).toBeLessThanOrEqual(15);
     await writeFile(join(dir, 'readme-worker.mjs'), example!);
@@ -324,6 +325,7 @@ describe('Cloudflare Workers', () => {
       `import { createQueueClient } from '${PACKAGE_NAME}';
 export default {
   async fetch(request, env) {
+    if (new URL(request.url).pathname !== '/produce') return new Response('not found', { status: 404 });
     const q = createQueueClient({ url: env.ESQ_URL, token: env.ESQ_TOKEN }).queue('package-workerd');
     const ids = await q.produce([{ body: { from: 'workerd' } }]);
     return Response.json({ ids, stats: await q.stats() });
@@ -343,40 +345,16 @@ export default {
     expect(built.code, built.stdout + built.stderr).toBe(0);
     expect(await readFile(join(dir, 'worker-out/worker.js'), 'utf8')).toContain('createQueueClient');
 
-    const port = await freePort();
-    worker = startChild(
-      process.execPath,
-      [
-        wrangler,
-        'dev',
-        '--config',
-        config,
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--inspector-port',
-        String(await freePort()),
-        '--persist-to',
-        join(dir, 'wrangler-state'),
-        '--var',
-        `ESQ_URL:${server.url}`,
-        '--var',
-        `ESQ_TOKEN:${token}`,
-        '--show-interactive-dev-session=false',
-      ],
-      quiet,
-    );
-    const deadline = Date.now() + 90_000;
-    let answer: Response | undefined;
-    while (answer === undefined) {
-      try {
-        answer = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000) });
-      } catch {
-        if (Date.now() > deadline) throw new Error(`wrangler dev did not start:\n${worker.output()}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+    const started = await startWranglerDev({
+      config,
+      vars: { ESQ_URL: server.url, ESQ_TOKEN: token },
+      dir,
+      // Its 404 means workerd serves the Worker.
+      readyPath: '/',
+      ready: (res) => res.status === 404,
+    });
+    worker = started.child;
+    const answer = await fetch(`${started.base}/produce`, { signal: AbortSignal.timeout(30_000) });
     const text = await answer.text();
     expect(answer.status, text).toBe(200);
     const result = JSON.parse(text) as { ids: string[]; stats: { name: string; length: number } };
