@@ -14,20 +14,7 @@ beforeAll(async () => {
 });
 
 /** Advances the manual clock until the drain ends; its report, or its error thrown. */
-async function finished(drain: Promise<DrainReport>): Promise<DrainReport> {
-  let outcome: { report: DrainReport } | { error: unknown } | undefined;
-  drain.then(
-    (report) => {
-      outcome = { report };
-    },
-    (error: unknown) => {
-      outcome = { error };
-    },
-  );
-  await manual.timers.until(() => outcome !== undefined);
-  if (outcome !== undefined && 'error' in outcome) throw outcome.error;
-  return (outcome as { report: DrainReport }).report;
-}
+const finished = (drain: Promise<DrainReport>) => manual.timers.run(drain);
 
 async function backlog(prefix: string, count: number) {
   const q = manual.client.queue(uniqueName(prefix));

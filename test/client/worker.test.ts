@@ -44,20 +44,7 @@ const until = (check: () => boolean | Promise<boolean>) => manual.timers.until(c
 const pause = (ms: number) => manual.timers.sleep(ms);
 
 /** Advances the manual clock until `promise` settles; its value, or its error thrown. */
-async function settled<T>(promise: Promise<T>): Promise<T> {
-  let outcome: { value: T } | { error: unknown } | undefined;
-  promise.then(
-    (value) => {
-      outcome = { value };
-    },
-    (error: unknown) => {
-      outcome = { error };
-    },
-  );
-  await until(() => outcome !== undefined);
-  if (outcome !== undefined && 'error' in outcome) throw outcome.error;
-  return (outcome as { value: T }).value;
-}
+const settled = <T>(promise: Promise<T>) => manual.timers.run(promise);
 
 async function setup(
   prefix: string,

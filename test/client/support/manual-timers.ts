@@ -20,6 +20,8 @@ export interface ManualTimers extends Timers {
     check: () => boolean | Promise<boolean>,
     options?: { stepMs?: number; limitMs?: number },
   ): Promise<void>;
+  /** Advances until `promise` settles: its value, or its error thrown. */
+  run<T>(promise: Promise<T>): Promise<T>;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Timers set and not yet run or cleared. */
   pending(): number;
@@ -79,6 +81,20 @@ export function createManualTimers(clock: ManualClock): ManualTimers {
         if (clock.now() >= deadline) throw new Error(`condition not met within ${limitMs} ms of manual time`);
         await timers.advance(stepMs);
       }
+    },
+    async run<T>(promise: Promise<T>): Promise<T> {
+      let outcome: { value: T } | { error: unknown } | undefined;
+      promise.then(
+        (value) => {
+          outcome = { value };
+        },
+        (error: unknown) => {
+          outcome = { error };
+        },
+      );
+      await timers.until(() => outcome !== undefined);
+      if (outcome !== undefined && 'error' in outcome) throw outcome.error;
+      return (outcome as { value: T }).value;
     },
     sleep: (ms, signal) => sleepOn(timers, ms, signal),
     pending: () => entries.size,
