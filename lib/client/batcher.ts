@@ -1,8 +1,9 @@
 /**
  * Coalesces ids into few calls: ids added in one turn of the event loop go in one call (sent on
- * the next timer tick of `timers`, so handlers that finish together are acked together), and every id that
- * arrives while a call is in flight goes into the next one (up to `max` per call). A busy worker
- * sends one ack per round trip instead of one per message; a lone ack waits one tick.
+ * the next tick of the worker's timers, so handlers that finish together are acked together),
+ * and every id that arrives while a call is in flight goes into the next one (up to `max` per
+ * call). A busy worker sends one ack per round trip instead of one per message; a lone ack waits
+ * one tick.
  */
 import { sleepOn, systemTimers, type Timers } from './timers.ts';
 

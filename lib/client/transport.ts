@@ -76,8 +76,8 @@ const REFUSED_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused']);
 const NO_HOST_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 
 /**
- * Why a fetch failed before it sent anything, when the error says so: the connection was refused
- * or the host name did not resolve. Node puts the system error's code on `cause` (an
+ * Why a fetch failed before it sent anything, when the error says so: the connection was refused,
+ * the host name did not resolve, or fetch refused the port itself. Node puts the system error's code on `cause` (an
  * AggregateError's errors for several addresses), Bun on the error, Deno only in the message;
  * a browser says nothing ("Failed to fetch"), so there it stays a failure that may have applied.
  */
@@ -99,10 +99,10 @@ export function unsentReason(error: unknown): string | undefined {
       return 'connection refused';
     }
     if ((typeof code === 'string' && NO_HOST_CODES.has(code)) || /failed to lookup address/i.test(text)) {
-      return 'host name not found';
+      return 'host name did not resolve';
     }
-    // fetch refuses ports such as 1, 25 or 6000 before connecting (the Fetch standard's "bad port").
-    if (text === 'bad port') return 'a port fetch does not connect to (bad port)';
+    // The Fetch standard's "bad port" (1, 25, 6000, …): refused before connecting.
+    if (text === 'bad port') return 'fetch refuses this port (bad port)';
     queue.push(cause);
     if (Array.isArray(errors)) queue.push(...errors);
   }
