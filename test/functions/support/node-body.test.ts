@@ -1,0 +1,264 @@
+/**
+ * Node's HTTP edge over raw sockets (functions/support/node-body.ts in `startApiServer`): the
+ * token is checked before any body byte is read, a body that stalls is answered 408 and its
+ * connection closed, and a consume answer that cannot be written because the client reset the
+ * connection gives its messages back at once.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, startApiServer } from '../../../functions/node.ts';
+import { api } from '../../runtimes/support/processes.ts';
+
+const token = 'node-edge-admin-token';
+const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+interface RawAnswer {
+  /** The status line's code, or 0 when nothing came. */
+  status: number;
+  /** Milliseconds from sending the request until the first answer byte. */
+  firstByteMs: number;
+  /** Milliseconds until the server closed the connection, when it did within the wait. */
+  closedMs: number | undefined;
+  text: string;
+}
+
+/**
+ * Sends `head` and `partial` on a raw socket and never sends the rest; collects what comes back
+ * within `waitMs`, or until the first answer is whole unless `untilClosed`.
+ */
+function stalledRequest(
+  url: string,
+  head: string,
+  partial: string,
+  waitMs: number,
+  untilClosed = true,
+): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    const started = Date.now();
+    let text = '';
+    let firstByteMs = -1;
+    let closedMs: number | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), firstByteMs, closedMs, text });
+    };
+    const timer = setTimeout(finish, waitMs);
+    socket.on('data', (chunk: Buffer) => {
+      if (firstByteMs < 0) firstByteMs = Date.now() - started;
+      text += chunk.toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
+      if (!untilClosed && end >= 0 && Buffer.byteLength(text) - end - 4 >= length) finish();
+    });
+    socket.on('close', () => {
+      closedMs = Date.now() - started;
+      finish();
+    });
+    socket.on('error', () => undefined);
+    socket.write(head + partial);
+  });
+}
+
+function head(path: string, headers: Record<string, string>, length: number): string {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`POST ${path} HTTP/1.1`, 'Host: localhost', ...lines, `Content-Length: ${length}`, '', ''].join(
+    '\r\n',
+  );
+}
+
+function envelopeOf(answer: RawAnswer): { error: { code: string; message: string } } {
+  return JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4));
+}
+
+const MiB = 1024 * 1024;
+
+describe('a stalled body', () => {
+  let server: ApiServer;
+  let quick: ApiServer;
+
+  beforeAll(async () => {
+    // The default bound (10 s): a 401 within a second cannot come from it.
+    server = await startApiServer({ port: 0, env: { API_TOKENS: `admin:${token}` }, sweepIntervalMs: 0 });
+    quick = await startApiServer({
+      port: 0,
+      env: { API_TOKENS: `admin:${token}`, BODY_TIMEOUT_MS: '400' },
+      sweepIntervalMs: 0,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await quick?.close();
+  });
+
+  it('without a token is answered 401 within a second, before any of its 1 MiB arrived', async () => {
+    const answer = await stalledRequest(
+      server.url,
+      head('/v1/queues/edge-anon/messages', { 'content-type': 'application/json' }, MiB),
+      '{"messages":[{"body":"',
+      1500,
+      false,
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.firstByteMs).toBeGreaterThanOrEqual(0);
+    expect(answer.firstByteMs).toBeLessThan(1000);
+    expect(envelopeOf(answer).error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('without a token has its connection cut once BODY_TIMEOUT_MS has passed', async () => {
+    const answer = await stalledRequest(
+      quick.url,
+      head('/v1/queues/edge-anon/messages', { 'content-type': 'application/json' }, MiB),
+      '{"messages":',
+      5000,
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.firstByteMs).toBeLessThan(300);
+    expect(answer.closedMs).toBeGreaterThanOrEqual(350);
+    expect(answer.closedMs).toBeLessThan(3000);
+  });
+
+  it('with a token is answered 408 once BODY_TIMEOUT_MS has passed, and its connection closed', async () => {
+    const answer = await stalledRequest(
+      quick.url,
+      head('/v1/queues/edge-slow/messages', auth, MiB),
+      '{"messages":[{"body":"',
+      5000,
+    );
+    expect(answer.status).toBe(408);
+    expect(answer.firstByteMs).toBeGreaterThanOrEqual(350);
+    expect(answer.firstByteMs).toBeLessThan(3000);
+    expect(answer.text.toLowerCase()).toContain('connection: close');
+    expect(answer.closedMs).toBeDefined();
+    expect(envelopeOf(answer).error).toEqual({
+      code: 'REQUEST_TIMEOUT',
+      message: 'The request body did not arrive within 400 ms (BODY_TIMEOUT_MS)',
+      details: { timeoutMs: 400 },
+    });
+    // Nothing of the partial body was produced.
+    const stats = await fetch(`${quick.url}/v1/queues/edge-slow`, { headers: auth });
+    expect(stats.status).toBe(404);
+  });
+
+  it('with a token that arrives in pieces within the bound is served', async () => {
+    const body = JSON.stringify({ messages: [{ body: 'in pieces' }] });
+    const { hostname, port } = new URL(quick.url);
+    const socket = connect(Number(port), hostname);
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        if (text.includes('\r\n\r\n{')) resolve(text);
+      });
+    });
+    socket.write(head('/v1/queues/edge-pieces/messages', auth, body.length) + body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    socket.write(body.slice(10));
+    const text = await answer;
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 201/);
+  });
+});
+
+describe('a consume answer the client does not take', () => {
+  let server: ApiServer;
+  const queue = 'edge-reset';
+  const group = 'g';
+  const count = 30;
+
+  beforeAll(async () => {
+    server = await startApiServer({ port: 0, env: { API_TOKENS: `admin:${token}` }, sweepIntervalMs: 0 });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const call = (method: string, path: string, body?: unknown) => api(server.url, token, method, path, body);
+
+  /** `count` messages of 250 KiB: a 7.5 MiB answer, more than loopback's socket buffers take. */
+  async function fill(name: string): Promise<string[]> {
+    expect((await call('PUT', `/v1/queues/${name}/groups/${group}`, { start: '0' })).status).toBe(201);
+    const ids: string[] = [];
+    const body = 'x'.repeat(250 * 1024);
+    for (let i = 0; i < count; i += 3) {
+      const produced = await call('POST', `/v1/queues/${name}/messages`, {
+        messages: [{ body }, { body }, { body }],
+      });
+      expect(produced.status).toBe(201);
+      ids.push(...produced.json.ids);
+    }
+    return ids;
+  }
+
+  async function pendingStates(name: string): Promise<Record<string, string>> {
+    const pending = await call('GET', `/v1/queues/${name}/groups/${group}/pending?count=1000`);
+    return Object.fromEntries(
+      pending.json.entries.map((entry: { id: string; state: string }) => [entry.id, entry.state]),
+    );
+  }
+
+  /** A consume over a raw socket that reads a few bytes of the answer, then resets. */
+  function consumeAndReset(name: string): Promise<number> {
+    const { hostname, port } = new URL(server.url);
+    const body = JSON.stringify({ consumer: 'c1', count: 1000 });
+    return new Promise((resolve, reject) => {
+      const socket: Socket = connect(Number(port), hostname);
+      let read = 0;
+      socket.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        socket.pause();
+        // Give the server time to fill every buffer between it and this socket.
+        setTimeout(() => {
+          socket.resetAndDestroy();
+          resolve(read);
+        }, 200);
+      });
+      socket.on('error', reject);
+      socket.write(head(`/v1/queues/${name}/groups/${group}/consume`, auth, body.length) + body);
+    });
+  }
+
+  it('gives back at once what it leased when the client resets mid-answer', async () => {
+    const ids = await fill(queue);
+    const read = await consumeAndReset(queue);
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(count * 250 * 1024);
+    // The give-back runs when Node reports the failed write; allow it a moment.
+    let states: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) {
+      states = await pendingStates(queue);
+      if (Object.values(states).every((state) => state !== 'leased')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(Object.keys(states).sort()).toEqual([...ids].sort());
+    expect(new Set(Object.values(states))).toEqual(new Set(['retrying']));
+    // Nothing waits for a visibility timeout: the next consumer gets every one at once.
+    const again = await call('POST', `/v1/queues/${queue}/groups/${group}/consume`, {
+      consumer: 'c2',
+      count: 1000,
+    });
+    expect(again.json.messages.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
+    expect(new Set(again.json.messages.map((m: { deliveries: number }) => m.deliveries))).toEqual(
+      new Set([2]),
+    );
+  }, 60_000);
+
+  it('keeps the lease of an answer written whole, also on a connection closed after it', async () => {
+    const name = `${queue}-whole`;
+    const ids = await fill(name);
+    const response = await fetch(`${server.url}/v1/queues/${name}/groups/${group}/consume`, {
+      method: 'POST',
+      headers: { ...auth, connection: 'close' },
+      body: JSON.stringify({ consumer: 'c1', count: 1000 }),
+    });
+    expect(((await response.json()) as { messages: unknown[] }).messages).toHaveLength(count);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const states = await pendingStates(name);
+    expect(Object.keys(states).sort()).toEqual([...ids].sort());
+    expect(new Set(Object.values(states))).toEqual(new Set(['leased']));
+  }, 60_000);
+});
