@@ -32,9 +32,14 @@ export interface Child {
   kill(): Promise<void>;
 }
 
-export function startChild(command: string, args: string[], env: Record<string, string | undefined>): Child {
+export function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd = projectRoot,
+): Child {
   const child = spawn(command, args, {
-    cwd: projectRoot,
+    cwd,
     env: { ...process.env, ...env },
     // Own process group: killing -pid reaches grandchildren such as workerd.
     detached: true,
