@@ -157,6 +157,8 @@ describe('OpenAPI document', () => {
     expect(section).toContain('href="#schema-Error"');
     // Every component has its own entry to link to.
     expect(html).toContain('<section id="schema-MessageList"><h3>MessageList</h3>');
-    expect(html.replace(/<[^>]+>/g, '')).toMatch(/Every refusal is the error envelope: \{\n\s+error: \{\n\s+code: string/);
+    expect(html.replace(/<[^>]+>/g, '')).toMatch(
+      /Every refusal is the error envelope: \{\n\s+error: \{\n\s+code: string/,
+    );
   });
 });
