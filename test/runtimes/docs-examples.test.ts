@@ -169,21 +169,8 @@ describe('every example, run twice', () => {
 
   const shell = runnable.filter((example) => example.kind === 'shell');
   it.each(shell.map((example) => [name(example), example] as const))('%s runs twice', async (_, example) => {
-    const script = [
-      'set -euo pipefail',
-      // Any 4xx or 5xx fails the example (curl refuses -f beside --fail-with-body, so it is
-      // dropped); each answer on its own line.
-      'curl() {',
-      '  local args=() a',
-      '  for a in "$@"; do',
-      '    if [[ $a =~ ^-[A-Za-z]+$ && $a == *f* ]]; then a=${a//f/}; [[ $a == - ]] && continue; fi',
-      '    [[ $a == --fail ]] && continue',
-      '    args+=("$a")',
-      '  done',
-      '  command curl --fail-with-body --silent --show-error --max-time 30 "${args[@]}"; echo',
-      '}',
-      here(example.code),
-    ].join('\n');
+    const prelude = join(projectRoot, 'test/runtimes/support/doc-examples.sh');
+    const script = `source ${JSON.stringify(prelude)}\n${here(example.code)}`;
     for (const attempt of [1, 2]) {
       const { code, output } = await run('bash', ['-c', script], { cwd: work });
       expect(code, `${name(example)}, run ${attempt}:\n${output}`).toBe(0);
