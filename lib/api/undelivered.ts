@@ -24,12 +24,16 @@ export function giveBackOf(response: Response): GiveBack | undefined {
   return (response as Marked)[GIVE_BACK];
 }
 
+/** The slice handed to the runtime at a time: it asks for the next only once it wrote this one. */
+const CHUNK_BYTES = 64 * 1024;
+
 /**
  * For runtimes that stream a Response's body to the client (Workers, Deno): the same answer, its
- * body passed through a stream whose cancellation before its end calls the give-back (handed to
- * `schedule`, e.g. a Worker's `ctx.waitUntil`). A runtime reads a small body whole into its own
- * buffers at once, so only an answer larger than those buffers can be cancelled mid-way; a client
- * that vanishes after that leaves its messages to the visibility timeout.
+ * body passed on in 64 KiB slices through a stream whose cancellation before its end calls the
+ * give-back (handed to `schedule`, e.g. a Worker's `ctx.waitUntil`). The runtime pulls the next
+ * slice as the connection takes the last, so a client that goes away mid-answer cancels the
+ * stream; the runtime's own buffers take the last slices, so a client that vanishes after them
+ * leaves its messages to the visibility timeout.
  * @example return giveBackIfCancelled(await app.fetch(request, env, ctx), (p) => ctx.waitUntil(p));
  */
 export function giveBackIfCancelled(
@@ -40,21 +44,30 @@ export function giveBackIfCancelled(
   const source = response.body;
   if (giveBack === undefined || source === null) return response;
   const reader = source.getReader();
+  let pending: Uint8Array | undefined;
   let ended = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await reader.read();
-      if (next.done) {
-        ended = true;
-        controller.close();
-      } else {
-        controller.enqueue(next.value);
-      }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (pending === undefined || pending.length === 0) {
+          const next = await reader.read();
+          if (next.done) {
+            ended = true;
+            controller.close();
+            return;
+          }
+          pending = next.value;
+        }
+        controller.enqueue(pending.subarray(0, CHUNK_BYTES));
+        pending = pending.subarray(CHUNK_BYTES);
+      },
+      cancel(reason) {
+        reader.cancel(reason).catch(() => undefined);
+        if (!ended) schedule(giveBack());
+      },
     },
-    cancel(reason) {
-      reader.cancel(reason).catch(() => undefined);
-      if (!ended) schedule(giveBack());
-    },
-  });
+    // Nothing read ahead: each slice leaves only when the runtime asks for it.
+    { highWaterMark: 0 },
+  );
   return new Response(body, response);
 }

@@ -4,10 +4,15 @@
  * connection closed, and a consume answer that cannot be written because the client reset the
  * connection gives its messages back at once.
  */
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../../functions/node.ts';
-import { api } from '../../runtimes/support/processes.ts';
+import {
+  consumeAndReset,
+  expectGivenBack,
+  expectKeptWhenTaken,
+  fillWithLargeMessages,
+} from '../../runtimes/support/undelivered.ts';
 
 const token = 'node-edge-admin-token';
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -165,8 +170,8 @@ describe('a stalled body', () => {
 
 describe('a consume answer the client does not take', () => {
   let server: ApiServer;
-  const queue = 'edge-reset';
   const group = 'g';
+  /** 7.5 MiB of answer: more than loopback's socket buffers take, so the write really fails. */
   const count = 30;
 
   beforeAll(async () => {
@@ -177,88 +182,16 @@ describe('a consume answer the client does not take', () => {
     await server?.close();
   });
 
-  const call = (method: string, path: string, body?: unknown) => api(server.url, token, method, path, body);
-
-  /** `count` messages of 250 KiB: a 7.5 MiB answer, more than loopback's socket buffers take. */
-  async function fill(name: string): Promise<string[]> {
-    expect((await call('PUT', `/v1/queues/${name}/groups/${group}`, { start: '0' })).status).toBe(201);
-    const ids: string[] = [];
-    const body = 'x'.repeat(250 * 1024);
-    for (let i = 0; i < count; i += 3) {
-      const produced = await call('POST', `/v1/queues/${name}/messages`, {
-        messages: [{ body }, { body }, { body }],
-      });
-      expect(produced.status).toBe(201);
-      ids.push(...produced.json.ids);
-    }
-    return ids;
-  }
-
-  async function pendingStates(name: string): Promise<Record<string, string>> {
-    const pending = await call('GET', `/v1/queues/${name}/groups/${group}/pending?count=1000`);
-    return Object.fromEntries(
-      pending.json.entries.map((entry: { id: string; state: string }) => [entry.id, entry.state]),
-    );
-  }
-
-  /** A consume over a raw socket that reads a few bytes of the answer, then resets. */
-  function consumeAndReset(name: string): Promise<number> {
-    const { hostname, port } = new URL(server.url);
-    const body = JSON.stringify({ consumer: 'c1', count: 1000 });
-    return new Promise((resolve, reject) => {
-      const socket: Socket = connect(Number(port), hostname);
-      let read = 0;
-      socket.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        socket.pause();
-        // Give the server time to fill every buffer between it and this socket.
-        setTimeout(() => {
-          socket.resetAndDestroy();
-          resolve(read);
-        }, 200);
-      });
-      socket.on('error', reject);
-      socket.write(head(`/v1/queues/${name}/groups/${group}/consume`, auth, body.length) + body);
-    });
-  }
-
   it('gives back at once what it leased when the client resets mid-answer', async () => {
-    const ids = await fill(queue);
-    const read = await consumeAndReset(queue);
+    const ids = await fillWithLargeMessages(server.url, token, 'edge-reset', group, count);
+    const read = await consumeAndReset(server.url, token, 'edge-reset', group);
     expect(read).toBeGreaterThan(0);
     expect(read).toBeLessThan(count * 250 * 1024);
-    // The give-back runs when Node reports the failed write; allow it a moment.
-    let states: Record<string, string> = {};
-    for (let i = 0; i < 50; i++) {
-      states = await pendingStates(queue);
-      if (Object.values(states).every((state) => state !== 'leased')) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(Object.keys(states).sort()).toEqual([...ids].sort());
-    expect(new Set(Object.values(states))).toEqual(new Set(['retrying']));
-    // Nothing waits for a visibility timeout: the next consumer gets every one at once.
-    const again = await call('POST', `/v1/queues/${queue}/groups/${group}/consume`, {
-      consumer: 'c2',
-      count: 1000,
-    });
-    expect(again.json.messages.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
-    expect(new Set(again.json.messages.map((m: { deliveries: number }) => m.deliveries))).toEqual(
-      new Set([2]),
-    );
+    await expectGivenBack(server.url, token, 'edge-reset', group, ids);
   }, 60_000);
 
   it('keeps the lease of an answer written whole, also on a connection closed after it', async () => {
-    const name = `${queue}-whole`;
-    const ids = await fill(name);
-    const response = await fetch(`${server.url}/v1/queues/${name}/groups/${group}/consume`, {
-      method: 'POST',
-      headers: { ...auth, connection: 'close' },
-      body: JSON.stringify({ consumer: 'c1', count: 1000 }),
-    });
-    expect(((await response.json()) as { messages: unknown[] }).messages).toHaveLength(count);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const states = await pendingStates(name);
-    expect(Object.keys(states).sort()).toEqual([...ids].sort());
-    expect(new Set(Object.values(states))).toEqual(new Set(['leased']));
+    const ids = await fillWithLargeMessages(server.url, token, 'edge-whole', group, count);
+    await expectKeptWhenTaken(server.url, token, 'edge-whole', group, ids, { connection: 'close' });
   }, 60_000);
 });
