@@ -11,13 +11,19 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { bundleForNode, nodeBundle } from '../../scripts/build-node.ts';
-import { REDIS_URL, redisAvailable } from '../support/redis.ts';
+import { keysUnder, REDIS_URL, redisAvailable } from '../support/redis.ts';
 import { clusterToolsAvailable, startCluster, type TestCluster } from '../support/redis-cluster.ts';
-import { api, type Child, freePort, startChild, waitForReady } from './support/processes.ts';
+import {
+  api,
+  type Child,
+  expectRefusedStart,
+  freePort,
+  startChild,
+  waitForReady,
+} from './support/processes.ts';
 import {
   expectDashboardServed,
   expectDeadLettered,
@@ -236,10 +242,7 @@ describe.skipIf(!redisAvailable)('npm start with REDIS_URL', () => {
 
   afterAll(async () => {
     await server?.kill();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await keysUnder(prefix, true);
   });
 
   it('says it uses that Redis with the password masked', () => {
@@ -317,14 +320,11 @@ describe('npm start refusing a bad configuration', () => {
       REDIS_CLUSTER_NODES: '127.0.0.1:7000',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('REDIS_CLUSTER_NODES and REDIS_URL are both set');
-      expect(refused.output()).not.toContain('conflict-secret');
-      expect(refused.output()).not.toContain('7000');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(
+      refused,
+      ['REDIS_CLUSTER_NODES and REDIS_URL are both set'],
+      ['conflict-secret', '7000'],
+    );
   }, 60_000);
 
   it('refuses a REDIS_URL that is not redis:// or rediss://', async () => {
@@ -333,13 +333,7 @@ describe('npm start refusing a bad configuration', () => {
       REDIS_URL: 'http://user:pw-secret@example.invalid',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('REDIS_URL must be a redis:// or rediss:// URL');
-      expect(refused.output()).not.toContain('pw-secret');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['REDIS_URL must be a redis:// or rediss:// URL'], ['pw-secret']);
   }, 60_000);
 
   it('never repeats API_TOKENS on stderr when an entry has no scope', async () => {
@@ -348,13 +342,7 @@ describe('npm start refusing a bad configuration', () => {
       API_TOKENS: 'TopSecretToken123',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('API_TOKENS entry 1 has no scope');
-      expect(refused.output()).not.toContain('TopSecretToken123');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['API_TOKENS entry 1 has no scope'], ['TopSecretToken123']);
   }, 60_000);
 
   it('refuses a token with a space, which no Bearer header can carry', async () => {
@@ -363,28 +351,20 @@ describe('npm start refusing a bad configuration', () => {
       API_TOKENS: 'admin:has space',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('API_TOKENS entry 1 (admin) has a token with a space');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['API_TOKENS entry 1 (admin) has a token with a space']);
   }, 60_000);
 
   it('stops at start when Redis refuses its credentials, and says so without the token', async () => {
     const engine = await startEngineServer({ port: 0, token: 'engine-token' });
-    const refused = npmStart({
-      PORT: String(await freePort()),
-      API_TOKENS: 'admin:t',
-      UPSTASH_REDIS_REST_URL: engine.url,
-      UPSTASH_REDIS_REST_TOKEN: 'wrong-engine-token',
-    });
     try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('Redis refused the service credentials');
-      expect(refused.output()).not.toContain('wrong-engine-token');
+      const refused = npmStart({
+        PORT: String(await freePort()),
+        API_TOKENS: 'admin:t',
+        UPSTASH_REDIS_REST_URL: engine.url,
+        UPSTASH_REDIS_REST_TOKEN: 'wrong-engine-token',
+      });
+      await expectRefusedStart(refused, ['Redis refused the service credentials'], ['wrong-engine-token']);
     } finally {
-      await refused.kill();
       await engine.close();
     }
   }, 60_000);
@@ -393,17 +373,15 @@ describe('npm start refusing a bad configuration', () => {
 describe('npm start in production mode', () => {
   it('refuses to start without API_TOKENS', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'npm-start-prod-'));
-    const refused = npmStart({
-      PORT: String(await freePort()),
-      NODE_ENV: 'production',
-      ALLOW_LOCAL_ENGINE: '1',
-      ENGINE_DATA_FILE: join(dir, 'engine.log'),
-    });
     try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('refusing to start an open queue in production mode');
+      const refused = npmStart({
+        PORT: String(await freePort()),
+        NODE_ENV: 'production',
+        ALLOW_LOCAL_ENGINE: '1',
+        ENGINE_DATA_FILE: join(dir, 'engine.log'),
+      });
+      await expectRefusedStart(refused, ['refusing to start an open queue in production mode']);
     } finally {
-      await refused.kill();
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
@@ -414,13 +392,8 @@ describe('npm start in production mode', () => {
       NODE_ENV: 'production',
       API_TOKENS: 'admin:node-production-token-1',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain(
-        'Production mode (API_MODE or NODE_ENV=production) needs a Redis: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL, or REDIS_CLUSTER_NODES',
-      );
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, [
+      'Production mode (API_MODE or NODE_ENV=production) needs a Redis: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL, or REDIS_CLUSTER_NODES',
+    ]);
   }, 60_000);
 });

@@ -9,10 +9,16 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL, redisAvailable } from '../support/redis.ts';
-import { type Child, freePort, projectRoot, startChild, waitForReady } from './support/processes.ts';
+import { keysUnder, REDIS_URL, redisAvailable } from '../support/redis.ts';
+import {
+  type Child,
+  expectRefusedStart,
+  freePort,
+  projectRoot,
+  startChild,
+  waitForReady,
+} from './support/processes.ts';
 import { produceConsumeAck } from './support/scenario.ts';
 
 const token = 'production-admin-token-0001';
@@ -116,10 +122,7 @@ describe.skipIf(!redisAvailable)('npm run start:prod on Redis over TCP', () => {
 
   afterAll(async () => {
     await server?.kill();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await keysUnder(prefix, true);
   });
 
   it('says where it listens, on every interface, with the dashboard beside the API', () => {
@@ -139,12 +142,7 @@ describe.skipIf(!redisAvailable)('npm run start:prod on Redis over TCP', () => {
 
   it('produces, consumes and acks', async () => {
     await produceConsumeAck(`http://127.0.0.1:${port}`, token, 'prod-orders');
-    const redis = new Redis(REDIS_URL);
-    try {
-      expect((await redis.keys(`${prefix}:*`)).length).toBeGreaterThan(0);
-    } finally {
-      redis.disconnect();
-    }
+    expect((await keysUnder(prefix)).length).toBeGreaterThan(0);
   });
 });
 
@@ -155,22 +153,16 @@ describe('npm run start:prod refusing to start', () => {
       API_TOKENS: `admin:${token}`,
       PORT: String(await freePort()),
     });
-    try {
-      expect(await refused.exited).not.toBe(0);
-      const output = refused.output();
-      for (const name of [
+    await expectRefusedStart(refused, [
+      'Production mode (API_MODE or NODE_ENV=production) needs a Redis',
+      ...[
         'UPSTASH_REDIS_REST_URL',
         'REDIS_URL',
         'REDIS_CLUSTER_NODES',
         'ALLOW_LOCAL_ENGINE',
         'ENGINE_DATA_FILE',
-      ]) {
-        expect(output).toContain(name);
-      }
-      expect(output).toContain('Production mode (API_MODE or NODE_ENV=production) needs a Redis');
-    } finally {
-      await refused.kill();
-    }
+      ],
+    ]);
   }, 60_000);
 
   it('in production mode with ALLOW_LOCAL_ENGINE=1 but no ENGINE_DATA_FILE', async () => {
@@ -180,12 +172,7 @@ describe('npm run start:prod refusing to start', () => {
       ALLOW_LOCAL_ENGINE: '1',
       PORT: String(await freePort()),
     });
-    try {
-      expect(await refused.exited).not.toBe(0);
-      expect(refused.output()).toContain('set ALLOW_LOCAL_ENGINE=1 and ENGINE_DATA_FILE');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['set ALLOW_LOCAL_ENGINE=1 and ENGINE_DATA_FILE']);
   }, 60_000);
 
   it('in production mode with a token shorter than 16 characters, without printing it', async () => {
@@ -195,15 +182,11 @@ describe('npm run start:prod refusing to start', () => {
       REDIS_URL,
       PORT: String(await freePort()),
     });
-    try {
-      expect(await refused.exited).not.toBe(0);
-      expect(refused.output()).toContain(
-        'API_TOKENS entry 2 (produce) has a token shorter than 16 characters, which production mode refuses',
-      );
-      expect(refused.output()).not.toContain('Short-Secret-1');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(
+      refused,
+      ['API_TOKENS entry 2 (produce) has a token shorter than 16 characters, which production mode refuses'],
+      ['Short-Secret-1'],
+    );
   }, 60_000);
 });
 
