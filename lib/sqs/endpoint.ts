@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { allows } from '../api/auth.ts';
 import type { ApiEnv, Logger } from '../api/context.ts';
 import { ApiError, ApiErrorCode } from '../api/errors.ts';
-import { acceptBody } from '../api/request-body.ts';
+import { acceptBody, type BodyRules } from '../api/request-body.ts';
 import type { RequestBudget } from '../api/request-budget.ts';
 import type { Clock } from '../clock.ts';
 import { QueueError, QueueErrorCode } from '../queue/errors.ts';
@@ -26,7 +26,7 @@ import {
   queryParameters,
   querySuccess,
 } from './query-protocol.ts';
-import { verifySigV4 } from './sigv4.ts';
+import { checkCredentials, verifySignature } from './sigv4.ts';
 import { utf8 } from './text.ts';
 
 export interface SqsEndpointDeps {
@@ -36,6 +36,8 @@ export interface SqsEndpointDeps {
   region: string;
   clock: Clock;
   limits: Limits;
+  /** MAX_REQUEST_BYTES and BODY_TIMEOUT_MS, as the /v1 routes read bodies. */
+  body: BodyRules;
   timeouts: Timeouts;
   logger: Logger;
 }
@@ -69,6 +71,9 @@ function toSqsError(error: unknown): { error: SqsError; expected: boolean } {
   if (error instanceof ApiError && error.code === ApiErrorCode.payloadTooLarge) {
     return { error: new SqsError(SqsErrorCode.requestTooLarge, error.message), expected: true };
   }
+  if (error instanceof ApiError && error.code === ApiErrorCode.requestTimeout) {
+    return { error: new SqsError(SqsErrorCode.requestTimeout, error.message), expected: true };
+  }
   return {
     error: new SqsError(SqsErrorCode.internalFailure, 'We encountered an internal error. Please try again.'),
     expected: false,
@@ -77,31 +82,45 @@ function toSqsError(error: unknown): { error: SqsError; expected: boolean } {
 
 /**
  * The request's budget as actions see it, with a deadline of its own a little before the app's:
- * the answer to a request that ran out of time is then still AWS's error shape.
+ * the answer to a request that ran out of time is then still AWS's error shape. A class, not an
+ * object literal with getters: one made per request would outlive the young-generation GC
+ * (lib/api/request-budget.ts).
  */
-function sqsBudget(inner: RequestBudget, ms: number, onSpent: () => void): RequestBudget & { stop(): void } {
-  let left = ms;
-  let started = Date.now();
-  let timer = setTimeout(onSpent, left);
-  return {
-    get signal() {
-      return inner.signal;
-    },
-    get spent() {
-      return inner.spent;
-    },
-    extend(extra) {
-      inner.extend(extra);
-      if (extra === 0) return;
-      clearTimeout(timer);
-      left = left - (Date.now() - started) + extra;
-      started = Date.now();
-      timer = setTimeout(onSpent, Math.max(0, left));
-    },
-    stop() {
-      clearTimeout(timer);
-    },
-  };
+class SqsBudget implements RequestBudget {
+  #inner: RequestBudget;
+  #left: number;
+  #started = Date.now();
+  #onSpent: () => void;
+  #timer: ReturnType<typeof setTimeout>;
+
+  constructor(inner: RequestBudget, ms: number, onSpent: () => void) {
+    this.#inner = inner;
+    this.#left = ms;
+    this.#onSpent = onSpent;
+    this.#timer = setTimeout(onSpent, ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.#inner.signal;
+  }
+
+  get spent(): RequestBudget['spent'] {
+    return this.#inner.spent;
+  }
+
+  extend(extra: number): void {
+    this.#inner.extend(extra);
+    if (extra === 0) return;
+    clearTimeout(this.#timer);
+    const now = Date.now();
+    this.#left = this.#left - (now - this.#started) + extra;
+    this.#started = now;
+    this.#timer = setTimeout(this.#onSpent, Math.max(0, this.#left));
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /** Builds the handler for every SQS route. */
@@ -131,14 +150,23 @@ export function createSqsEndpoint(deps: SqsEndpointDeps): (c: Context<ApiEnv>) =
     };
     const url = new URL(c.req.url);
     try {
-      // The root's dispatch may have read the body already (to find a form's Action).
-      const read = (c.req.bodyCache as { text?: unknown }).text !== undefined;
-      const reading = read ? undefined : acceptBody(c, deps.limits.maxRequestBytes);
-      if (reading !== undefined) await reading;
+      // The credentials first, the body after: an anonymous or unknown caller never makes the
+      // service hold its body (the signature itself, over the body, is checked once it is read).
+      const credentialed = checkCredentials(
+        c.req.raw.headers,
+        url.search.slice(1),
+        deps.keyring,
+        deps.clock.now(),
+      );
+      const reading = acceptBody(c, deps.body);
+      if (reading !== undefined) {
+        c.get('budget').extend(deps.body.timeoutMs);
+        await reading;
+      }
       const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
       const params = json ? undefined : queryParameters(url, text, c.req.header('content-type') ?? '');
       action = params === undefined ? jsonAction(c.req.raw.headers) : queryAction(params);
-      const caller = await verifySigV4(
+      const caller = await verifySignature(
         {
           method: c.req.method,
           path: url.pathname,
@@ -147,8 +175,7 @@ export function createSqsEndpoint(deps: SqsEndpointDeps): (c: Context<ApiEnv>) =
           host: url.host,
           body: utf8(text),
         },
-        deps.keyring,
-        deps.clock.now(),
+        credentialed,
       );
       const handler = findAction(action);
       if (handler === undefined) {
@@ -169,13 +196,16 @@ export function createSqsEndpoint(deps: SqsEndpointDeps): (c: Context<ApiEnv>) =
       const timedOut = new Promise<never>((_, reject) => {
         expire = reject;
       });
-      const budget = sqsBudget(c.get('budget'), Math.max(0, deps.timeouts.requestTimeoutMs - margin), () =>
-        expire(
-          new SqsError(
-            SqsErrorCode.serviceUnavailable,
-            'The request did not finish in time; what it changed may or may not have been applied.',
+      const budget = new SqsBudget(
+        c.get('budget'),
+        Math.max(0, deps.timeouts.requestTimeoutMs - margin),
+        () =>
+          expire(
+            new SqsError(
+              SqsErrorCode.serviceUnavailable,
+              'The request did not finish in time; what it changed may or may not have been applied.',
+            ),
           ),
-        ),
       );
       const context: ActionContext = {
         port: deps.port,

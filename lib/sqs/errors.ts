@@ -59,6 +59,7 @@ export const SqsErrorCode = {
   contentSha256Mismatch: 'XAmzContentSHA256Mismatch',
   serialization: 'SerializationException',
   requestTooLarge: 'RequestEntityTooLarge',
+  requestTimeout: 'RequestTimeout',
   internalFailure: 'InternalFailure',
   serviceUnavailable: 'ServiceUnavailable',
 } as const;
@@ -97,6 +98,7 @@ export const SQS_ERROR_SHAPES: Record<SqsErrorCode, ErrorShape> = {
   XAmzContentSHA256Mismatch: common('XAmzContentSHA256MismatchException', 'XAmzContentSHA256Mismatch'),
   SerializationException: common('SerializationException', 'SerializationException'),
   RequestEntityTooLarge: common('RequestEntityTooLargeException', 'RequestEntityTooLarge', 413),
+  RequestTimeout: common('RequestTimeoutException', 'RequestTimeout', 408),
   InternalFailure: common('InternalFailure', 'InternalFailure', 500, 'Receiver'),
   ServiceUnavailable: common('ServiceUnavailableException', 'ServiceUnavailable', 503, 'Receiver'),
 };

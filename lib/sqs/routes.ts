@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import type { ApiApp, ApiEnv, Logger, Sleep } from '../api/context.ts';
-import { acceptBody } from '../api/request-body.ts';
+import type { BodyRules } from '../api/request-body.ts';
 import type { Clock } from '../clock.ts';
 import type { Limits, Timeouts } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
@@ -24,26 +24,22 @@ export interface SqsRouteDeps {
   timeouts: Timeouts;
   logger: Logger;
   settings: SqsSettings;
+  /** MAX_REQUEST_BYTES and BODY_TIMEOUT_MS, as the /v1 routes read bodies. */
+  body: BodyRules;
 }
 
-/** Whether a request to `/` is an SQS call (reading a form body to see its Action). */
-async function isSqsCall(c: Context<ApiEnv>, limit: number): Promise<boolean> {
+/**
+ * Whether a request to `/` is an SQS call, from its headers and URL alone (no body byte is read
+ * before the endpoint checked the credentials): an `X-Amz-Target: AmazonSQS.*` header, an `Action`
+ * in the query, or a form POST, which nothing else at `/` takes (its Action is in the body).
+ */
+function isSqsCall(c: Context<ApiEnv>): boolean {
   if ((c.req.header('x-amz-target') ?? '').startsWith('AmazonSQS.')) return true;
   if (new URL(c.req.url).searchParams.has('Action')) return true;
-  if (
-    c.req.method !== 'POST' ||
-    !(c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')
-  ) {
-    return false;
-  }
-  try {
-    const reading = acceptBody(c, limit);
-    if (reading !== undefined) await reading;
-  } catch {
-    // A form POST to / can only be meant for SQS here: let its endpoint answer the size.
-    return true;
-  }
-  return new URLSearchParams(await c.req.text()).has('Action');
+  return (
+    c.req.method === 'POST' &&
+    (c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
+  );
 }
 
 export function registerSqsRoutes(app: ApiApp, deps: SqsRouteDeps): void {
@@ -55,18 +51,14 @@ export function registerSqsRoutes(app: ApiApp, deps: SqsRouteDeps): void {
     region: settings.region,
     clock: deps.clock,
     limits: deps.limits,
+    body: deps.body,
     timeouts: deps.timeouts,
     logger: deps.logger,
   });
   app.on(['POST', 'GET'], ['/sqs', '/sqs/', '/sqs/*'], handle);
   // Middleware, not a route: a request to / that is no SQS call is answered as before (404).
   app.use('/', async (c, next) => {
-    if (
-      (c.req.method === 'POST' || c.req.method === 'GET') &&
-      (await isSqsCall(c, deps.limits.maxRequestBytes))
-    ) {
-      return handle(c);
-    }
+    if ((c.req.method === 'POST' || c.req.method === 'GET') && isSqsCall(c)) return handle(c);
     await next();
   });
 }

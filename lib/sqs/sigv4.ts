@@ -108,7 +108,7 @@ function incomplete(message: string): SqsError {
   return new SqsError(SqsErrorCode.incompleteSignature, message);
 }
 
-interface Authorization {
+export interface Authorization {
   accessKeyId: string;
   date: string;
   region: string;
@@ -205,18 +205,33 @@ function signingKey(secret: string, date: string, region: string): Promise<Crypt
   return key;
 }
 
+/** A request whose credentials passed every check that needs no body (checkCredentials). */
+export interface Credentialed {
+  auth: Authorization;
+  xAmzDate: string;
+  secretAccessKey: string;
+  caller: Caller;
+}
+
 /**
- * Checks the request's signature; answers who signed it. Throws AWS's errors: MissingAuthenticationToken,
- * IncompleteSignature, InvalidClientTokenId (unknown key), SignatureDoesNotMatch (wrong signature,
- * or a date off by more than 15 minutes), XAmzContentSHA256Mismatch.
- * @example const caller = await verifySigV4(request, keyring, Date.now());
+ * Everything of SigV4 that needs no body byte: the Authorization header's form, a known key, the
+ * date and its skew, the scope and the signed headers. The endpoint runs it before it reads the
+ * body, so an anonymous or unknown caller never makes the service hold one. Throws AWS's errors:
+ * MissingAuthenticationToken, IncompleteSignature, InvalidClientTokenId (unknown key),
+ * SignatureDoesNotMatch (a date off by more than 15 minutes, a wrong scope).
+ * @example const credentialed = checkCredentials(request.headers, url.search.slice(1), keyring, Date.now());
  */
-export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, now: number): Promise<Caller> {
-  const header = request.headers.get('authorization');
+export function checkCredentials(
+  headers: Headers,
+  query: string,
+  keyring: SqsKeyring,
+  now: number,
+): Credentialed {
+  const header = headers.get('authorization');
   if (header === null || header === '') {
     throw new SqsError(
       SqsErrorCode.missingAuthenticationToken,
-      /(^|&)X-Amz-(Algorithm|Signature)=/i.test(request.query)
+      /(^|&)X-Amz-(Algorithm|Signature)=/i.test(query)
         ? 'Presigned URLs are not accepted; sign the request in the Authorization header.'
         : 'Request is missing Authentication Token',
     );
@@ -231,7 +246,7 @@ export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, n
         : 'The security token included in the request is invalid.',
     );
   }
-  const xAmzDate = request.headers.get('x-amz-date');
+  const xAmzDate = headers.get('x-amz-date');
   if (xAmzDate === null) {
     throw incomplete("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
   }
@@ -267,6 +282,20 @@ export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, n
       `Signature not yet current: ${xAmzDate} is still later than ${amzDate(now + MAX_CLOCK_SKEW_MS)} (${amzDate(now)} + 15 min.)`,
     );
   }
+  return {
+    auth,
+    xAmzDate,
+    secretAccessKey: key.secretAccessKey,
+    caller: { accessKeyId: auth.accessKeyId, scopes: key.scopes },
+  };
+}
+
+/**
+ * Checks the request's signature over its body, once checkCredentials passed; answers who signed
+ * it. Throws SignatureDoesNotMatch (a wrong signature) or XAmzContentSHA256Mismatch.
+ */
+export async function verifySignature(request: SignedRequest, credentialed: Credentialed): Promise<Caller> {
+  const { auth, xAmzDate } = credentialed;
   const payloadHash = await sha256Hex(request.body);
   const claimed = request.headers.get('x-amz-content-sha256');
   if (claimed !== null && claimed !== payloadHash) {
@@ -290,7 +319,7 @@ export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, n
   const scope = `${auth.date}/${auth.region}/sqs/aws4_request`;
   const stringToSign = `${ALGORITHM}\n${xAmzDate}\n${scope}\n${await sha256Hex(canonical)}`;
   const expected = toHex(
-    await hmac(await signingKey(key.secretAccessKey, auth.date, auth.region), stringToSign),
+    await hmac(await signingKey(credentialed.secretAccessKey, auth.date, auth.region), stringToSign),
   );
   if (!sameHex(expected, auth.signature)) {
     throw new SqsError(
@@ -298,5 +327,13 @@ export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, n
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
   }
-  return { accessKeyId: auth.accessKeyId, scopes: key.scopes };
+  return credentialed.caller;
+}
+
+/**
+ * Both checks on a request whose body is at hand (tests, and callers that read the body first).
+ * @example const caller = await verifySigV4(request, keyring, Date.now());
+ */
+export async function verifySigV4(request: SignedRequest, keyring: SqsKeyring, now: number): Promise<Caller> {
+  return verifySignature(request, checkCredentials(request.headers, request.query, keyring, now));
 }

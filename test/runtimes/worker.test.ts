@@ -50,7 +50,7 @@ beforeAll(async () => {
     [
       `UPSTASH_REDIS_REST_URL=${engine.url}`,
       `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
-      `API_TOKENS=admin:${token},produce:worker-produce,consume:worker-consume`,
+      `API_TOKENS=admin:${token},produce:worker-produce-token,consume:worker-consume-token`,
     ],
     (res) => res.status === 200,
   );
@@ -124,7 +124,7 @@ describe('Workers entry under workerd', () => {
   it('answers generated requests as its OpenAPI document says (a shorter contract run)', async () => {
     const report = await checkContract({
       base,
-      tokens: { admin: token, produce: 'worker-produce', consume: 'worker-consume' },
+      tokens: { admin: token, produce: 'worker-produce-token', consume: 'worker-consume-token' },
       runs: Number(process.env.CONTRACT_WORKER_RUNS ?? 300),
       budgetMs: 10_000,
     });

@@ -14,6 +14,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { head, stalledRequest } from '../support/raw-http.ts';
 import { sendSigned } from './support/signer.ts';
 import { backends, keys, REGION, uniqueQueue, useSqsStack } from './support/stack.ts';
 import { thrown } from './support/thrown.ts';
@@ -304,5 +305,61 @@ describe('request size', () => {
     );
     expect(error.name).toBe('RequestEntityTooLarge');
     expect(error.$metadata.httpStatusCode).toBe(413);
+  });
+});
+
+describe('a stalled body', () => {
+  const stack = useSqsStack({ name: 'engine', skip: undefined }, { BODY_TIMEOUT_MS: '400' });
+  const MiB = 1024 * 1024;
+  /** An Authorization header that passes every check but the signature over the body. */
+  const signedLooking = (accessKeyId: string) => {
+    const at = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    return {
+      'x-amz-date': at,
+      authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${at.slice(0, 8)}/${REGION}/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+    };
+  };
+  const json = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' };
+
+  it('from an unknown key is refused 403 at once, before any of its 1 MiB arrived', async () => {
+    const answer = await stalledRequest(
+      stack().url,
+      head('/sqs', { ...json, ...signedLooking('AKIDSTRANGER') }, MiB),
+      '{"MessageBody":"',
+      1500,
+      false,
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.firstByteMs).toBeLessThan(1000);
+    expect(answer.text).toContain('InvalidClientTokenId');
+  });
+
+  it('as an unsigned form to the root is refused 403 at once, before the body is read', async () => {
+    const answer = await stalledRequest(
+      stack().url,
+      head('/', { 'content-type': 'application/x-www-form-urlencoded' }, MiB),
+      'Action=SendMessage&MessageBody=',
+      1500,
+      false,
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.firstByteMs).toBeLessThan(1000);
+    expect(answer.text).toContain('MissingAuthenticationToken');
+  });
+
+  it('from a known key is answered RequestTimeout (408) once BODY_TIMEOUT_MS has passed', async () => {
+    const answer = await stalledRequest(
+      stack().url,
+      head('/sqs', { ...json, ...signedLooking(keys.produce.accessKeyId) }, MiB),
+      '{"MessageBody":"',
+      5000,
+    );
+    expect(answer.status).toBe(408);
+    expect(answer.firstByteMs).toBeGreaterThanOrEqual(350);
+    expect(answer.firstByteMs).toBeLessThan(3000);
+    expect(answer.text).toContain('RequestTimeout');
   });
 });

@@ -151,7 +151,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
       return json(c, { messages: [] }, 200);
     }
     try {
-      return json(c, { messages }, 200);
+      const answer = json(c, { messages }, 200);
+      // An answer the entry point fails to write gives its messages back (lib/api/undelivered.ts).
+      if (messages.length > 0) c.set('giveBack', giveBack);
+      return answer;
     } catch (error) {
       await giveBack();
       throw error;
