@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from '../../scripts/build-node.ts';
 
-export const BENCH_TOKEN = 'bench-admin';
+export const BENCH_TOKEN = 'bench-admin-token-0001';
 
 export interface ServerProcess {
   readonly url: string;
