@@ -217,8 +217,8 @@ async function benchSweep(connection: Redis): Promise<string[]> {
     k.stream,
     k.dlq,
     k.config,
-    k.lease('g'),
-    k.groupMeta('g'),
+    k.group('g').lease,
+    k.group('g').meta,
     keys.registry,
     keys.sweepCursor,
   );

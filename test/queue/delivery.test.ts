@@ -284,7 +284,7 @@ onEveryBackend('delivery', (make) => {
     expect(await queue.consume('q', 'g', 'a', 2)).toHaveLength(2);
     expect(await queue.consume('q', 'g', 'b', 1)).toHaveLength(1);
     // The previous release kept no counters: its group meta has no h fields.
-    const meta = at('q', ids[0] as string).keys.groupMeta('g');
+    const meta = at('q', ids[0] as string).keys.group('g').meta;
     await raw("redis.call('HDEL', KEYS[1], 'h', 'h:a', 'h:b') return redis.call('HLEN', KEYS[1])", [meta]);
     expect(await raw("return redis.call('HMGET', KEYS[1], 'h', 'h:a', 'h:b')", [meta])).toEqual([
       null,
@@ -315,7 +315,7 @@ onEveryBackend('delivery', (make) => {
     await raw("return redis.call('XACK', KEYS[1], 'g', ARGV[1])", [keys.stream], [rawId]);
     expect(await queue.consume('q', 'g', 'a', 5)).toEqual([]);
     await queue.sweep();
-    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [keys.groupMeta('g')])).toBe('1');
+    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [keys.group('g').meta])).toBe('1');
     expect((await queue.consume('q', 'g', 'a', 5)).map((m) => m.body)).toEqual([3]);
   });
 

@@ -33,23 +33,9 @@ it('sends a script only the config fields it reads, and the script looks up only
     },
     eval: async () => ['ok', 0, 1, -1, '', ''],
   });
-  const keys = {
-    stream: 's',
-    dlq: 'd',
-    dlqIndex: 'i',
-    delayed: 'x',
-    delayedData: 'y',
-    config: 'c',
-    lease: 'l',
-    meta: 'm',
-    turns: 't',
-    heads: 'h',
-    keyState: 'ks',
-    wake: 'w',
-  };
-  const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
-  await run(consume, keys, args);
-  await run(consume, keys, args);
+  const args = { consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
+  await run(consume, { queue: 'q', group: 'g' }, args);
+  await run(consume, { queue: 'q', group: 'g' }, args);
   const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
   expect(Object.keys(config).sort()).toEqual(consume.configFields);
   expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);

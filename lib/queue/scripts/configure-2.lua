@@ -3,13 +3,15 @@
 -- stored partition count, the overrides' version and the group names. A request to shrink changes
 -- nothing and answers CONFLICT.
 -- KEYS: config, stream
--- ARGV: queue, patch: json, create: int, grow: int
+-- ARGV: patch: json, create: int, grow: int
 --   (patch: every field but partitions; create: the partition count a new queue gets; grow: the
 --   partition count asked for, 0 when not asked; the service raises it in partitions-grow)
 -- Returns: unregistered: flag, partitions: int, version: int, groups: string[], ...record: string
 --   (record: the whole stored record after the update, as field, value pairs)
 -- Errors: CONFLICT
--- @include common
+-- @include int
+-- @include partition
+-- @include unpack
 
 if redis.call('EXISTS', keys.config) == 1 then
   local stored = stored_partitions(keys.config)

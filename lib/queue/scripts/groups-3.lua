@@ -4,7 +4,7 @@
 -- ARGV: none
 -- Returns: partitions: int, schedules: {name: string, spec: string, last: int}[], ...names: string
 --   (schedules: each schedule's stored spec, JSON, and the last occurrence it fired, ms)
--- @include common
+-- @include partition
 local schedules = {}
 local stored = redis.call('HGETALL', keys.schedules)
 for i = 1, #stored, 2 do

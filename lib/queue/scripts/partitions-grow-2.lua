@@ -5,7 +5,8 @@
 -- ARGV: partitions: int
 -- Returns: partitions: int, ...groups: string
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include int
+-- @include partition
 
 if redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }

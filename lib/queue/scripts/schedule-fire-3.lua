@@ -7,7 +7,9 @@
 -- ARGV: name, occurrence: int, previous: int, now: int, config: json
 -- Returns: fired: flag, caughtUp: flag, id: string
 --   (id: the new message's id, or the first one's when its dedupId repeated within the window)
--- @include common
+-- @include config
+-- @include int
+-- @include unpack
 local spec_text = redis.call('HGET', keys.schedules, args.name)
 if not spec_text then
   return { 'ok', 0, 0, '' }

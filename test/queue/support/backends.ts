@@ -16,7 +16,7 @@ import {
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { createKeySpace, type KeySpace, type QueueKeys } from '../../../lib/queue/keys.ts';
-import { decodeId } from '../../../lib/queue/partitions.ts';
+import { decodeId } from '../../../lib/queue/partitions/ids.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
@@ -46,6 +46,8 @@ export interface Harness {
 
 export interface Backend {
   name: string;
+  /** The lane it runs in (vitest.config.ts): the engine in the unit project, servers in conformance. */
+  lane: 'engine' | 'servers';
   /** Why it is skipped, or undefined when it runs. */
   skip: string | undefined;
   setup(): Promise<void>;
@@ -116,6 +118,7 @@ function makeHarness(
 export const backends: Backend[] = [
   {
     name: 'engine (in-process)',
+    lane: 'engine',
     skip: undefined,
     setup: async () => {},
     teardown: async () => {},
@@ -128,6 +131,7 @@ export const backends: Backend[] = [
     let connection: Redis | undefined;
     return {
       name: 'redis over TCP (ioredis)',
+      lane: 'servers',
       skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
       async setup() {
         connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -146,6 +150,7 @@ export const backends: Backend[] = [
     let client: RedisClient | undefined;
     return {
       name: 'redis through the REST front (upstash)',
+      lane: 'servers',
       skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
       async setup() {
         server = await startEngineServer({ port: 0, redisUrl: REDIS_URL, token: 'queue-suite' });
@@ -162,9 +167,11 @@ export const backends: Backend[] = [
   })(),
   (() => {
     let cluster: Cluster | undefined;
-    const spec = inject('clusterNodes');
+    // Provided by the conformance project's global setup; absent elsewhere.
+    const spec = inject('clusterNodes') ?? '';
     return {
       name: 'redis cluster (3 masters, ioredis Cluster)',
+      lane: 'servers',
       skip: spec === '' ? 'no redis-server to start a cluster with' : undefined,
       async setup() {
         cluster = new Cluster(parseClusterNodes(spec), { redisOptions: { maxRetriesPerRequest: 1 } });

@@ -6,7 +6,7 @@
  * as before partitions existed) and `<ms>-<seq>-<p>` for partition p, and takes those back.
  * Ordered over all partitions, ids sort by (ms, seq, partition).
  */
-import { U64_MAX } from './rules.ts';
+import { U64_MAX } from '../rules.ts';
 
 /** A message id split into the Redis id in its partition and the partition. */
 export interface PartitionedId {
@@ -119,4 +119,21 @@ export function partitionOf(key: string, count: number): number {
     j = Math.floor((b + 1) * (2 ** 31 / Number((k >> 33n) + 1n)));
   }
   return b;
+}
+
+/**
+ * Bounds that exclude every id: an exclusive start at the largest id, an exclusive end at 0-0.
+ * Redis refuses them (`ERR invalid start ID for the interval`); the answer is an empty range.
+ */
+export const EMPTY_START = `(${U64_MAX}-${U64_MAX}`;
+const EMPTY_END = '(0-0';
+
+/** True when a partition's bounds (from partitionBound) hold no id at all. */
+export function emptyRange(from: string, to: string): boolean {
+  return from === EMPTY_START || to === EMPTY_END;
+}
+
+/** The first `n` items of a merged read over partitions, in id order (ms, seq, partition). */
+export function merged<T extends { id: string }>(items: T[], n: number): T[] {
+  return items.sort((a, b) => compareIds(a.id, b.id)).slice(0, n);
 }
