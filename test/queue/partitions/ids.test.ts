@@ -14,8 +14,8 @@ import {
   partitionOf,
   partitionStart,
   predecessor,
-} from '../../lib/queue/partitions/ids.ts';
-import { STREAM_ID_RULE, U64_MAX } from '../../lib/queue/rules.ts';
+} from '../../../lib/queue/partitions/ids.ts';
+import { STREAM_ID_RULE, U64_MAX } from '../../../lib/queue/rules.ts';
 
 type Position = [ms: number, seq: number, partition: number];
 
