@@ -1,17 +1,18 @@
 /**
- * Each queue's consumer group names as last seen, per partition, the way the partition count is
- * remembered: scripts that act on every group (produce's key lines, stats, message lookup, the
- * sweep, queue deletion) take the groups' keys through KEYS, and these names say which keys to
- * pass. The scripts check them against the stream's groups and answer the actual names when they
- * differ (lib/queue/script-runner.ts runs them again), so a stale memory costs one round trip,
- * never a wrong answer. Partitions hold the same groups but while a growth or a group's creation
- * is under way: a partition's own names, once seen, win over the queue's.
+ * Each queue's consumer group names as last seen, the way the partition count is remembered:
+ * scripts that act on every group (produce's key lines, stats, message lookup, the sweep, queue
+ * deletion) take the groups' keys through KEYS, and these names say which keys to pass. The
+ * scripts check them against the stream's groups and answer the actual names when they differ
+ * (lib/queue/script-runner.ts runs them again), so a stale memory costs one round trip, never a
+ * wrong answer. Every partition holds the same groups but while a growth or a group's creation or
+ * deletion is under way: the names a partition last answered are kept for it, and are the queue's
+ * names from then on for partitions that answered nothing since.
  */
 
 export interface GroupNames {
   /** The names to pass for a partition: its own as last seen, else the queue's, else none. */
   of(queue: string, partition: number): readonly string[];
-  /** What one partition answered. */
+  /** What one partition answered: its names, and the queue's for the partitions without their own. */
   set(queue: string, partition: number, names: readonly string[]): void;
   /** What partition 0 answered for the whole queue (its `groups`): every partition's names. */
   setAll(queue: string, names: readonly string[]): void;
@@ -50,7 +51,7 @@ export function createGroupNames(): GroupNames {
     set(queue, partition, names) {
       const found = entry(queue);
       found.partitions.set(partition, [...names]);
-      found.all ??= [...names];
+      found.all = [...names];
     },
     setAll(queue, names) {
       known.set(queue, { all: [...names], partitions: new Map() });

@@ -1,5 +1,6 @@
 /**
- * The backends the queue conformance suite runs on, unchanged: the in-process engine, the real
+ * The backends the queue conformance suite runs on, unchanged: the in-process engine (running the
+ * queue's scripts checked: every key they touch must come through KEYS), the real
  * redis-server over TCP (ioredis), the real redis-server through the engine's REST front in
  * ENGINE_REDIS_URL mode (the `@upstash/redis` adapter) and a 3-master Redis Cluster of our own
  * (ioredis Cluster; started once per run by test/support/cluster-global-setup.ts). Each test gets
@@ -24,6 +25,7 @@ import type { RedisClient, RedisValue } from '../../../lib/redis/client.ts';
 import { createEngineClient } from '../../../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../../../lib/redis/upstash-client.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
+import { declaredKeysClient } from './declared-keys.ts';
 
 export interface Harness {
   queue: QueueService;
@@ -124,7 +126,9 @@ export const backends: Backend[] = [
     teardown: async () => {},
     harness(options = {}) {
       const clock = createManualClock();
-      return makeHarness(createEngineClient(createEngine({ clock })), clock, options);
+      // The engine lane also checks that every key a script touches came through its KEYS.
+      const client = declaredKeysClient(createEngineClient(createEngine({ clock })), Object.values(scripts));
+      return makeHarness(client, clock, options);
     },
   },
   (() => {
