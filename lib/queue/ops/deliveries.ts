@@ -7,7 +7,7 @@ import { decodeMessage } from '../codec.ts';
 import type { QueueContext } from '../context.ts';
 import { isQueueError, QueueErrorCode } from '../errors.ts';
 import { ABSENT, byIdPartition, everyPartition, onPartition } from '../partitions/fan-out.ts';
-import { compareIds, decodeId, emptyRange, encodeId, merged, partitionBound } from '../partitions/ids.ts';
+import { compareIds, decodeId, encodeId, merged, rangeIn } from '../partitions/ids.ts';
 import { range } from '../partitions/lifecycle.ts';
 import { CALL_RULES } from '../rules.ts';
 import { scripts } from '../scripts.generated.ts';
@@ -259,9 +259,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       if (options.consumer !== undefined) checkName('consumer', options.consumer);
       const minIdleMs = checkInt(options.minIdleMs ?? 0, 'minIdleMs', CALL_RULES.minIdleMs);
       const parts = await everyPartition(ctx, queue, async (p) => {
-        const start = partitionBound(from, 'start', p);
-        const end = partitionBound(to, 'end', p);
-        const empty = emptyRange(start, end);
+        const { start, end, empty } = rangeIn(from, to, p);
         if (empty && p > 0) return { partitions: 0, entries: [] as PendingEntry[] };
         const reply = await ctx.run(
           scripts.pendingRange,

@@ -6,7 +6,7 @@ import { decodeDeadLetterIn } from '../codec.ts';
 import type { QueueContext } from '../context.ts';
 import { QueueError, QueueErrorCode } from '../errors.ts';
 import { byIdPartition, everyPartition } from '../partitions/fan-out.ts';
-import { EMPTY_START, merged, partitionBound } from '../partitions/ids.ts';
+import { merged, rangeIn } from '../partitions/ids.ts';
 import { scripts } from '../scripts.generated.ts';
 import type { QueueService } from '../types.ts';
 import { checkCount, checkId, checkIds, checkName } from '../validate.ts';
@@ -23,13 +23,12 @@ export function createDeadLetterOps(ctx: QueueContext): DeadLetterOps {
       const n = checkCount(options.count);
       const cursor = options.cursor === undefined ? '-' : checkId(options.cursor, 'cursor');
       const parts = await everyPartition(ctx, queue, async (p) => {
-        const from = partitionBound(cursor, 'start', p);
         // Past the largest id of this partition: nothing to read (Redis refuses that bound).
-        const empty = from === EMPTY_START;
+        const { start, empty } = rangeIn(cursor, '+', p);
         const reply = await ctx.run(
           scripts.dlqList,
           { queue, partition: p },
-          empty ? { from: '-', count: 0 } : { from, count: n + 1 },
+          empty ? { from: '-', count: 0 } : { from: start, count: n + 1 },
         );
         return {
           partitions: reply.partitions,

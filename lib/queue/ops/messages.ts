@@ -6,7 +6,7 @@ import { decodeDeadLetter, decodeDeadLetterIn, decodeMessage } from '../codec.ts
 import type { QueueContext } from '../context.ts';
 import { isQueueError, QueueError, QueueErrorCode } from '../errors.ts';
 import { ABSENT, everyPartition, onPartition } from '../partitions/fan-out.ts';
-import { decodeId, emptyRange, encodeId, merged, partitionBound, partitionOf } from '../partitions/ids.ts';
+import { decodeId, encodeId, merged, partitionOf, rangeIn } from '../partitions/ids.ts';
 import { register, repair } from '../partitions/lifecycle.ts';
 import { LOOKUP_ID_RULE, MAX_PARTITIONS } from '../rules.ts';
 import { type MessageGetReply, scripts } from '../scripts.generated.ts';
@@ -160,11 +160,9 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
       const to = checkBound(options.end ?? '+', 'end');
       const n = checkCount(options.count);
       const parts = await everyPartition(ctx, queue, async (p) => {
-        const start = partitionBound(from, 'start', p);
-        const end = partitionBound(to, 'end', p);
         // An empty range still answers QUEUE_NOT_FOUND for a queue that does not exist: read one
         // entry of partition 0 (XRANGE COUNT 0 answers nil) and drop it.
-        const empty = emptyRange(start, end);
+        const { start, end, empty } = rangeIn(from, to, p);
         if (empty && p > 0) return { partitions: 0, messages: [] as Message[] };
         const reply = await ctx.run(
           scripts.browse,

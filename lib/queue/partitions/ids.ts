@@ -125,12 +125,17 @@ export function partitionOf(key: string, count: number): number {
  * Bounds that exclude every id: an exclusive start at the largest id, an exclusive end at 0-0.
  * Redis refuses them (`ERR invalid start ID for the interval`); the answer is an empty range.
  */
-export const EMPTY_START = `(${U64_MAX}-${U64_MAX}`;
+const EMPTY_START = `(${U64_MAX}-${U64_MAX}`;
 const EMPTY_END = '(0-0';
 
-/** True when a partition's bounds (from partitionBound) hold no id at all. */
-export function emptyRange(from: string, to: string): boolean {
-  return from === EMPTY_START || to === EMPTY_END;
+/**
+ * A range of the merged order as partition p reads it (partitionBound), and whether it holds no id
+ * there (Redis refuses such bounds; the read is then an empty one).
+ */
+export function rangeIn(from: string, to: string, p: number): { start: string; end: string; empty: boolean } {
+  const start = partitionBound(from, 'start', p);
+  const end = partitionBound(to, 'end', p);
+  return { start, end, empty: start === EMPTY_START || end === EMPTY_END };
 }
 
 /** The first `n` items of a merged read over partitions, in id order (ms, seq, partition). */
