@@ -383,17 +383,20 @@ export function stripComments(source: string): string {
     .join('\n');
 }
 
-/** The names a piece of Lua refers to (not field names after a single `.` or `:`). */
+/**
+ * The names a piece of Lua reads: not field names (after a single `.` or `:`, or before `=` in a
+ * table), nor names it only assigns.
+ */
 function identifiers(source: string): Set<string> {
   const names = new Set<string>();
   for (const segment of luaSegments(source)) {
     if (segment.kind !== 'code') continue;
-    for (const match of segment.text.matchAll(/(?<![\w.:])[A-Za-z_]\w*|(?<=\.\.)[A-Za-z_]\w*/g)) {
-      names.add(match[0]);
-    }
+    for (const match of segment.text.matchAll(READ_NAME)) names.add(match[0]);
   }
   return names;
 }
+
+const READ_NAME = /(?<![\w.:])[A-Za-z_]\w*\b(?!\s*=[^=])|(?<=\.\.)[A-Za-z_]\w*\b(?!\s*=[^=])/g;
 
 /** The globals a Redis script may read. */
 const LUA_GLOBALS = new Set(
@@ -420,7 +423,7 @@ function undeclared(source: string): string[] {
   for (const m of code.matchAll(/\bfunction\s*[\w.:]*\s*\(([^)]*)\)/g)) add(m[1] as string);
   for (const m of code.matchAll(/\bfor\s+([A-Za-z_][\w\s,]*?)\s*(?:=|\bin\b)/g)) add(m[1] as string);
   const missing = new Set<string>();
-  for (const m of code.matchAll(/(?<![\w.:])[A-Za-z_]\w*\b(?!\s*=[^=])|(?<=\.\.)[A-Za-z_]\w*/g)) {
+  for (const m of code.matchAll(READ_NAME)) {
     const name = m[0];
     if (!declared.has(name) && !LUA_KEYWORDS.has(name) && !LUA_GLOBALS.has(name)) missing.add(name);
   }
@@ -488,6 +491,33 @@ async function resolveIncludes(direct: readonly string[], cache: Map<string, Inc
   };
   for (const name of direct) await visit(name, []);
   return order;
+}
+
+/**
+ * A file (a script's body, or an include's definitions) names in `-- @include` lines exactly the
+ * files whose helpers it calls itself: none it does not call, none it calls only by chance of
+ * another include.
+ */
+function checkIncludes(
+  file: string,
+  code: string,
+  includes: readonly string[],
+  all: readonly string[],
+  cache: Map<string, Include>,
+) {
+  const used = identifiers(code);
+  const names = (include: string) =>
+    (cache.get(include) as Include).definitions.flatMap((definition) => definition.names);
+  for (const include of includes) {
+    if (!names(include).some((name) => used.has(name))) {
+      throw new Error(`${file}: includes ${include} but calls nothing it defines`);
+    }
+  }
+  for (const include of all) {
+    if (includes.includes(include) || `include/${include}.lua` === file) continue;
+    const called = names(include).find((name) => used.has(name));
+    if (called !== undefined) throw new Error(`${file}: calls ${called}, so it includes ${include}`);
+  }
 }
 
 /** The included definitions `body` reaches (directly or through other definitions), in order. */
@@ -626,7 +656,14 @@ async function scriptSource(
   const rawBody = lines.slice(header.end);
   const body = stripComments(rawBody.join('\n'));
   checkBody(body, file, header);
-  const files = await resolveIncludes(includeLines(rawBody), cache);
+  const direct = includeLines(rawBody);
+  const files = await resolveIncludes(direct, cache);
+  checkIncludes(file, body, direct, files, cache);
+  for (const name of files) {
+    const include = cache.get(name) as Include;
+    const own = include.definitions.map((definition) => definition.text).join('\n');
+    checkIncludes(`include/${name}.lua`, own, include.includes, files, cache);
+  }
   const helpers = reachable(files, cache, body);
   const code = [...helpers, body].join('\n');
   const missing = undeclared(['local args, keys', code].join('\n'));

@@ -9,6 +9,7 @@
 -- Returns: unregistered: flag, partitions: int, version: int, groups: string[], ...record: string
 --   (record: the whole stored record after the update, as field, value pairs)
 -- Errors: CONFLICT
+-- @include group-names
 -- @include int
 -- @include partition
 -- @include unpack
@@ -29,14 +30,8 @@ if #pairs_to_set > 2 then
   redis.call(unpack(pairs_to_set))
   redis.call('HINCRBY', keys.config, 'version', 1)
 end
-local groups = {}
-if redis.call('EXISTS', keys.stream) == 1 then
-  for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
-    groups[#groups + 1] = g[2]
-  end
-end
 local version = tonumber(redis.call('HGET', keys.config, 'version')) or 0
-local out = { 'ok', unregistered, stored_partitions(keys.config), version, groups }
+local out = { 'ok', unregistered, stored_partitions(keys.config), version, group_names(keys.stream) }
 for _, v in ipairs(redis.call('HGETALL', keys.config)) do
   out[#out + 1] = v
 end

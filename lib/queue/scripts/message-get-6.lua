@@ -17,6 +17,7 @@
 -- Errors: QUEUE_NOT_FOUND
 -- @include backoff
 -- @include config
+-- @include delayed
 -- @include entry
 -- @include given-groups
 -- @include ids
@@ -30,25 +31,10 @@ end
 local partitions = stored_partitions(keys.config)
 
 if string.sub(id, 1, 8) == 'delayed-' then
-  local v = redis.call('HMGET', keys.delayedData, id .. ':b', id .. ':a', id .. ':t', id .. ':x', id .. ':g')
+  local fields = delayed_fields(keys.delayedData, id, '0')
   local due = redis.call('ZSCORE', keys.delayed, id)
-  if not v[1] or not due then
+  if not fields or not due then
     return { 'ok', 'none', {}, 0, partitions, {} }
-  end
-  local fields = { 'body', v[1] }
-  if v[2] then
-    fields[#fields + 1] = 'attributes'
-    fields[#fields + 1] = v[2]
-  end
-  fields[#fields + 1] = 'enqueuedAt'
-  fields[#fields + 1] = v[3] or '0'
-  if v[4] then
-    fields[#fields + 1] = 'expiresAt'
-    fields[#fields + 1] = v[4]
-  end
-  if v[5] then
-    fields[#fields + 1] = 'groupKey'
-    fields[#fields + 1] = v[5]
   end
   return { 'ok', 'delayed', fields, tonumber(due), partitions, {} }
 end

@@ -21,7 +21,10 @@
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
 -- Errors: QUEUE_NOT_FOUND
 -- @include config
+-- @include dedup
+-- @include delayed
 -- @include first-score
+-- @include message-fields
 -- @include given-groups
 -- @include int
 -- @include park
@@ -69,39 +72,15 @@ local earliest = false
 local appended = {}
 local grouped = 0
 for _, message in ipairs(args.messages) do
-  local body, attributes = message.body, message.attributes
   local delay = message.delayMs
-  local dedup = message.dedupKey > 0 and keys.dedup[message.dedupKey] or nil
-  local id = nil
-  if dedup and window > 0 then
-    -- epoch|id|expiresAt: the expiry is checked in the service's clock, PX only collects garbage,
-    -- and the epoch makes keys of a deleted queue of the same name harmless.
-    local seen = redis.call('GET', dedup)
-    if seen then
-      local e, first, expires = string.match(seen, '^([^|]*)|([^|]*)|(%-?%d+)$')
-      if e == epoch and tonumber(expires) > now then
-        id = first
-      end
-    end
-  end
+  local dedup = message.dedupKey > 0 and window > 0 and keys.dedup[message.dedupKey] or nil
+  local id = dedup and dedup_seen(dedup, epoch, now)
   if not id then
     local expires = message.ttlMs > 0 and int(now + message.ttlMs) or nil
+    local fields = message_fields(message.body, message.attributes, int(now), expires, message.groupKey)
     if delay > 0 then
       id = 'delayed-' .. int(redis.call('HINCRBY', keys.config, 'delayedSeq', 1))
-      local hset = { 'HSET', keys.delayedData, id .. ':b', body, id .. ':t', int(now) }
-      if attributes ~= '' then
-        hset[#hset + 1] = id .. ':a'
-        hset[#hset + 1] = attributes
-      end
-      if expires then
-        hset[#hset + 1] = id .. ':x'
-        hset[#hset + 1] = expires
-      end
-      if message.groupKey ~= '' then
-        hset[#hset + 1] = id .. ':g'
-        hset[#hset + 1] = message.groupKey
-      end
-      redis.call(unpack(hset))
+      delay_message(keys.delayedData, id, fields)
       if earliest == false then
         earliest = first_score(keys.delayed)
       end
@@ -112,27 +91,14 @@ for _, message in ipairs(args.messages) do
         wake(keys.wake)
       end
     else
-      local xadd = { 'XADD', keys.stream, '*', 'body', body }
-      if attributes ~= '' then
-        xadd[#xadd + 1] = 'attributes'
-        xadd[#xadd + 1] = attributes
-      end
-      xadd[#xadd + 1] = 'enqueuedAt'
-      xadd[#xadd + 1] = int(now)
-      if expires then
-        xadd[#xadd + 1] = 'expiresAt'
-        xadd[#xadd + 1] = expires
-      end
+      id = redis.call('XADD', keys.stream, '*', unpack(fields))
+      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
       if message.groupKey ~= '' then
-        xadd[#xadd + 1] = 'groupKey'
-        xadd[#xadd + 1] = message.groupKey
         grouped = grouped + 1
       end
-      id = redis.call(unpack(xadd))
-      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
     end
-    if dedup and window > 0 then
-      redis.call('SET', dedup, epoch .. '|' .. id .. '|' .. int(now + window), 'PX', int(window))
+    if dedup then
+      dedup_record(dedup, epoch, id, now, window)
     end
   end
   out[#out + 1] = id

@@ -106,3 +106,13 @@ local function ready_keys(view, list, per_key)
   end
   return ready
 end
+
+-- Ends a batch that made messages of the keys of `list` wait: writes the view and the keys' new
+-- heads (`heads`, a ZADD NX being built), and gives a turn to each key that may deliver now.
+local function finish_waiting(g, view, heads, list, per_key)
+  view_flush(view)
+  if #heads > 3 then
+    redis.call(unpack(heads))
+  end
+  give_turns(g, ready_keys(view, list, per_key))
+end

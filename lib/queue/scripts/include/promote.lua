@@ -1,4 +1,5 @@
 -- Delayed messages that came due move into the stream.
+-- @include delayed
 -- @include int
 -- @include unpack
 
@@ -11,26 +12,11 @@ local function promote(stream, delayed, data, now, limit)
   end
   local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'LIMIT', '0', int(limit))
   for _, token in ipairs(due) do
-    local v = redis.call('HMGET', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x', token .. ':g')
-    if v[1] then
-      local xadd = { 'XADD', stream, '*', 'body', v[1] }
-      if v[2] then
-        xadd[#xadd + 1] = 'attributes'
-        xadd[#xadd + 1] = v[2]
-      end
-      xadd[#xadd + 1] = 'enqueuedAt'
-      xadd[#xadd + 1] = v[3] or int(now)
-      if v[4] then
-        xadd[#xadd + 1] = 'expiresAt'
-        xadd[#xadd + 1] = v[4]
-      end
-      if v[5] then
-        xadd[#xadd + 1] = 'groupKey'
-        xadd[#xadd + 1] = v[5]
-      end
-      redis.call(unpack(xadd))
+    local fields = delayed_fields(data, token, int(now))
+    if fields then
+      redis.call('XADD', stream, '*', unpack(fields))
     end
-    redis.call('HDEL', data, token .. ':b', token .. ':a', token .. ':t', token .. ':x', token .. ':g')
+    redis.call('HDEL', data, delayed_names(token))
   end
   if #due > 0 then
     redis.call('ZREM', delayed, unpack(due))

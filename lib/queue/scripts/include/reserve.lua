@@ -8,7 +8,6 @@
 -- @include call-each
 -- @include key-lines
 -- @include state-view
--- @include unpack
 
 -- Reserves `items` (grouped messages just appended to the stream, {id, key} in stream order) when
 -- each is the only one of its key there and its key is idle (nothing in flight or waiting). So
@@ -69,9 +68,5 @@ local function unreserve(g, items, per_key)
   end
   view_add(view, 'waiting', #items)
   view_drop(view, 'r')
-  view_flush(view)
-  if #heads > 3 then
-    redis.call(unpack(heads))
-  end
-  give_turns(g, ready_keys(view, order, per_key))
+  finish_waiting(g, view, heads, order, per_key)
 end

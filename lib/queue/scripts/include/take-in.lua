@@ -1,6 +1,5 @@
 -- @include key-lines
 -- @include state-view
--- @include unpack
 
 -- Takes grouped messages into their keys' lines (`items`: {id, key, ...} in stream order, none
 -- in a PEL: the group moved past them): each joins the end of its key's line and waits, or, with
@@ -46,10 +45,6 @@ local function take_in(g, items, per_key, direct)
   if not view_get(view, 'layout') then
     view_put(view, 'layout', LAYOUT)
   end
-  view_flush(view)
-  if #heads > 3 then
-    redis.call(unpack(heads))
-  end
-  give_turns(g, ready_keys(view, order, per_key))
+  finish_waiting(g, view, heads, order, per_key)
   return flights, parked
 end
