@@ -65,7 +65,7 @@ function scopedArgs(script: AnyScriptBinding, scope: KeyScope, args: Record<stri
   for (const name of SCOPE_ARGS) {
     const declared = script.args.fixed.some(([arg]) => arg === name) || script.args.rest?.[0] === name;
     if (!declared || scope[name] === undefined) continue;
-    if (Object.hasOwn(args, name) && args[name] !== scope[name]) {
+    if (Object.hasOwn(args, name) && JSON.stringify(args[name]) !== JSON.stringify(scope[name])) {
       throw new TypeError(`script ${script.name}: argument ${name} differs from the call's scope`);
     }
     if (out === args) out = { ...args };
