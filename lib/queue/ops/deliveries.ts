@@ -69,7 +69,8 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
     const order = partitions === undefined ? [0] : [...range(first, partitions), ...range(0, first)];
     let seen = partitions ?? 1;
     const messages: Message[] = [];
-    const watched: WatchedPartition[] = [];
+    // Where each partition tried left off, for the watch point of a consume that found nothing.
+    const tried: { p: number; streamLast: string; wakeLast: string; dueAt: number }[] = [];
     for (let i = 0; i < order.length && messages.length < count; i++) {
       const p = order[i] as number;
       let reply: Awaited<ReturnType<typeof consumeAt>> | typeof ABSENT;
@@ -84,9 +85,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       }
       if (reply === ABSENT) continue;
       messages.push(...delivered(reply.messages, p));
-      const { stream, wake } = ctx.space.queue(queue, p);
-      const { streamLast, wakeLast, dueAt } = reply;
-      watched.push({ stream, wake, streamLast, wakeLast, dueAt });
+      tried.push({ p, streamLast: reply.streamLast, wakeLast: reply.wakeLast, dueAt: reply.dueAt });
       const known = ctx.partitions.learn(queue, reply.partitions, p === 0);
       if (known > seen) {
         // Partitions this call did not know of: try them after the ones it planned.
@@ -94,10 +93,12 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
         seen = known;
       }
     }
-    return {
-      messages,
-      watch: messages.length === 0 ? watchPointOf(watchScope(queue, group), watched) : null,
-    };
+    if (messages.length > 0) return { messages, watch: null };
+    const watched = tried.map(({ p, ...left }): WatchedPartition => {
+      const { stream, wake } = ctx.space.queue(queue, p);
+      return { stream, wake, ...left };
+    });
+    return { messages, watch: watchPointOf(watchScope(queue, group), watched) };
   }
 
   function consumeAt(request: ConsumeRequest, p: number, count: number) {
