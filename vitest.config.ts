@@ -41,6 +41,8 @@ const conformance = [
   'test/faults/**/*.test.ts',
   // The client, its worker and the esq CLI against the real service over HTTP.
   'test/client/**/*.test.ts',
+  // The SQS-compatible API with the real AWS SDK, boto3 and sqs-consumer (issue 28).
+  'test/sqs/**/*.test.ts',
 ];
 
 /**

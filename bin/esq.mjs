@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `esq`, the queue's command line (functions/cli/esq.ts), run from source through tsx: the project
-// ships TypeScript, and tsx is what `npm start` runs it with too.
+// `esq` in this repository (`npx esq`): the command line (functions/cli/esq.ts) run from source
+// through tsx, a devDependency. The client package (`npm run pack:client`) ships the same source
+// bundled for plain Node as dist/esq.js, with nothing to install.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -1,11 +1,14 @@
 /**
  * Deno / Deno Deploy entry: `Deno.serve` for the API and a top-level `Deno.cron` for the sweep
  * (Deno Deploy registers crons found at the top level). Reads UPSTASH_REDIS_REST_URL,
- * UPSTASH_REDIS_REST_TOKEN and API_TOKENS from the environment; without tokens it refuses to
- * start. Locally: `deno task start` (PORT, default 8000).
+ * UPSTASH_REDIS_REST_TOKEN and API_TOKENS from the environment (and the optional settings of
+ * lib/api/settings.ts, CORS_ORIGINS and BODY_TIMEOUT_MS among them); without tokens it refuses to
+ * start. A consume answer Deno cancels before sending it whole (the client left) gives its
+ * messages back. Locally: `deno task start` (HOST, default 0.0.0.0; PORT, default 8000).
  */
 import { buildService, probeRedis } from '../lib/api/bootstrap.ts';
 import { readSettings } from '../lib/api/settings.ts';
+import { giveBackIfCancelled } from '../lib/api/undelivered.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 
 const env = Deno.env.toObject();
@@ -39,4 +42,6 @@ Deno.cron('queue sweep', '* * * * *', async () => {
 });
 
 const port = Number(env.PORT ?? 8000);
-Deno.serve({ port, hostname: env.HOST ?? '0.0.0.0' }, service.app.fetch);
+Deno.serve({ port, hostname: env.HOST ?? '0.0.0.0' }, async (request) =>
+  giveBackIfCancelled(await service.app.fetch(request)),
+);

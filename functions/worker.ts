@@ -2,11 +2,14 @@
  * Cloudflare Workers entry: `fetch` serves the API, `scheduled` (the cron trigger in wrangler.toml)
  * runs the sweep within a time budget. Secrets UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN
  * and API_TOKENS come from `wrangler secret put`; without tokens the Worker refuses every request.
+ * CORS_ORIGINS and BODY_TIMEOUT_MS are plain vars. A consume answer the runtime cancels before
+ * sending it whole (the client left) gives its messages back, in `ctx.waitUntil`.
  */
 import type { ExecutionContext } from 'hono';
 import { buildService, type Service } from '../lib/api/bootstrap.ts';
 import { ApiErrorCode, envelope } from '../lib/api/errors.ts';
 import { readSettings } from '../lib/api/settings.ts';
+import { giveBackIfCancelled } from '../lib/api/undelivered.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 
 /** The bindings this Worker reads; every other variable in settings.ts is optional. */
@@ -61,7 +64,8 @@ export default {
     } catch (error) {
       return misconfigured(error);
     }
-    return built.app.fetch(request, env, ctx);
+    const response = await built.app.fetch(request, env, ctx);
+    return giveBackIfCancelled(response, (work) => ctx.waitUntil(work));
   },
 
   async scheduled(_controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {

@@ -5,9 +5,13 @@
  * deadline's) is also renamed with Object.defineProperty, and it runs Node behind its loader
  * hooks; the bundle is plain JavaScript. Measured on /healthz of the in-process engine, CPU per
  * request, tsx vs bundle in alternating processes: 147 vs 128, 135 vs 119, 191 vs 146 us.
- * The benchmark bundles its servers the same way (bench/api/servers.ts). Run as a program it
- * writes dist/node.mjs; `npm start` does that before it starts the server.
+ * The benchmark bundles its servers the same way (bench/api/servers.ts). Run as a program
+ * (`npm run build`) it writes dist/node.mjs; `npm start` does that before it starts the server.
+ * The bundle needs only the production dependencies: after `npm ci --omit=dev` beside it,
+ * `npm run start:prod` runs it (the Dockerfile's runtime stage does exactly that).
  */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { isProgram } from '../functions/support/is-program.ts';
@@ -19,11 +23,13 @@ export const nodeBundle = fileURLToPath(new URL('dist/node.mjs', root));
 
 /**
  * Bundles `entry` (a Node program or module of this project) into one ES module at `outfile`,
- * with a linked source map; resolves with `outfile`.
+ * with a linked source map; resolves with `outfile`. Each file is written beside its place and
+ * renamed into it, so a server starting while another build runs (`npm start` twice, test files
+ * in parallel) reads a whole bundle, never a half-written one.
  * @example await bundleForNode('functions/node.ts', 'dist/node.mjs')
  */
 export async function bundleForNode(entry: string, outfile: string): Promise<string> {
-  await build({
+  const { outputFiles } = await build({
     entryPoints: [fileURLToPath(new URL(entry, root))],
     outfile,
     bundle: true,
@@ -34,7 +40,18 @@ export async function bundleForNode(entry: string, outfile: string): Promise<str
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
+    write: false,
   });
+  await mkdir(dirname(outfile), { recursive: true });
+  // The map first: a bundle in place always finds its map.
+  const ordered = [...outputFiles].sort(
+    (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
+  );
+  for (const file of ordered) {
+    const temporary = `${file.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    await writeFile(temporary, file.contents);
+    await rename(temporary, file.path);
+  }
   return outfile;
 }
 

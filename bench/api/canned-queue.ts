@@ -8,7 +8,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { readBodyFirst } from '../../functions/support/read-body-first.ts';
+import { withNodeBody } from '../../functions/support/node-body.ts';
 import { createApp } from '../../lib/api/app.ts';
 import { resolveTokens } from '../../lib/api/auth.ts';
 import { buildService } from '../../lib/api/bootstrap.ts';
@@ -53,9 +53,10 @@ export async function startCannedServer(token: string): Promise<string> {
   return new Promise((resolve) => {
     serve(
       {
-        fetch: readBodyFirst((request, env) => app.fetch(request, env), {
+        fetch: withNodeBody((request, env) => app.fetch(request, env), {
           limitBytes,
           maxDrainBytes: 64 * limitBytes,
+          timeoutMs: settings.bodyTimeoutMs,
         }),
         port: 0,
         hostname: '127.0.0.1',

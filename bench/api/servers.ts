@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from '../../scripts/build-node.ts';
 
-export const BENCH_TOKEN = 'bench-admin';
+export const BENCH_TOKEN = 'bench-admin-token-0001';
 
 export interface ServerProcess {
   readonly url: string;

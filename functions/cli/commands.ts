@@ -1,97 +1,32 @@
 /**
  * The `esq` commands, each a few calls of the client (lib/client): produce (one body, or JSON
- * lines from stdin in batches with a progress line), consume, tail, stats, dlq, sweep. They read
- * parsed arguments and write through `Io`, so the entry point (esq.ts) only wires up the process.
+ * lines from stdin in batches with a progress line), consume, tail, stats, dlq, sweep, and the
+ * administration commands of admin.ts. They read parsed arguments and write through `Io`, so the
+ * entry point (esq.ts) only wires up the process.
  */
 import { parseArgs } from 'node:util';
 import {
+  ClientErrorCode,
   createQueueClient,
   type MessageInput,
   QueueApiError,
   type QueueClient,
 } from '../../lib/client/index.ts';
-import { CALL_RULES, DEFAULT_LIMITS } from '../../lib/queue/rules.ts';
+import { CALL_RULES, CONFIG_FIELD_NAMES, DEFAULT_LIMITS } from '../../lib/queue/rules.ts';
+import { adminCommands, Cancelled } from './admin.ts';
+import {
+  confirmed,
+  type Io,
+  integer,
+  need,
+  noMore,
+  options,
+  parseJson,
+  UsageError,
+  type Values,
+} from './args.ts';
 import { duration, progressLine, table } from './format.ts';
-
-export interface Io {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** Lines of stdin with their size in bytes; undefined when stdin is a terminal. */
-  stdinLines?: () => AsyncIterable<{ line: string; bytes: number }>;
-  /** The size of stdin when it is a regular file (a progress bar can show a share of it). */
-  stdinBytes?: number;
-  /** Whether the progress line may redraw (stderr is a terminal). */
-  stderrIsTTY: boolean;
-  now(): number;
-}
-
-/** Wrong arguments: exit code 2, with the usage hint. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-export const USAGE = `esq — the edge-stream-queue command line
-
-Usage: esq [--url URL] [--token TOKEN] <command> [arguments]
-
-  produce <queue> [<json-body>]     produce one message, or JSON lines read from stdin
-        [--dedup-id ID] [--delay MS] [--attr name=value]...   (--dedup-id for one message only)
-        [--group-key KEY]   in order with the other messages of KEY (ordered message groups)
-        [--messages]   each stdin line is a message object {"body", "dedupId"?, "delayMs"?, "attributes"?, "groupKey"?}
-        [--progress]   draw the progress line even when stderr is not a terminal
-  consume <queue> <group> [--consumer NAME] [--count N] [--wait MS] [--ack]
-        print up to N messages as JSON lines; --ack acks them after printing
-  tail <queue> [--from ID | --all] [--interval MS] [--limit N]
-        print messages as they are produced (from now, from ID, or from the start)
-  stats [<queue>] [--json]          queues, their groups, pending, lag and dead letters
-  dlq list <queue> [--count N] [--cursor ID] [--json]
-  dlq redrive <queue> (<id>... | --all)
-  dlq purge <queue>
-  sweep [--json]                    run the sweep now
-
-  --url, --token    or ESQ_URL, ESQ_TOKEN
-Exit codes: 0 done, 1 the API or the network failed (its message is printed), 2 wrong usage.`;
-
-const options = {
-  url: { type: 'string' },
-  token: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  json: { type: 'boolean' },
-  'dedup-id': { type: 'string' },
-  'group-key': { type: 'string' },
-  delay: { type: 'string' },
-  attr: { type: 'string', multiple: true },
-  messages: { type: 'boolean' },
-  progress: { type: 'boolean' },
-  consumer: { type: 'string' },
-  count: { type: 'string' },
-  wait: { type: 'string' },
-  ack: { type: 'boolean' },
-  from: { type: 'string' },
-  all: { type: 'boolean' },
-  interval: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
-
-function integer(name: string, text: string | undefined, min: number, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new UsageError(`${what} is not JSON: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`);
-  }
-}
+import { COMMANDS, helpFor, USAGE } from './help.ts';
 
 function attributes(pairs: string[] | undefined): Record<string, string> | undefined {
   if (pairs === undefined) return undefined;
@@ -102,11 +37,6 @@ function attributes(pairs: string[] | undefined): Record<string, string> | undef
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
-}
-
-function need(positionals: string[], count: number, usage: string): string[] {
-  if (positionals.length < count) throw new UsageError(`usage: esq ${usage}`);
-  return positionals;
 }
 
 /** A batch's size on the wire, so bulk produce stays well inside the service's 1 MiB request limit. */
@@ -309,6 +239,8 @@ async function dlq(client: QueueClient, args: string[], values: Values, io: Io):
     return;
   }
   if (sub === 'purge') {
+    noMore(args, 2, 'dlq purge <queue> [--yes]');
+    if (!(await confirmed(`This deletes every dead letter of ${q.name}`, values, io))) throw new Cancelled();
     io.stdout(`purged ${await q.dlq.purge()}\n`);
     return;
   }
@@ -329,10 +261,21 @@ async function sweep(client: QueueClient, _args: string[], values: Values, io: I
   );
 }
 
-const commands = { produce, consume, tail, stats, dlq, sweep } as const;
+const commands = { produce, consume, tail, stats, dlq, sweep, ...adminCommands } as const;
 
-/** How an error reads on stderr: the API's message, its code and status, and validation issues. */
-export function describeError(error: unknown): string {
+/** A network failure before anything was sent (refused, no such host): no use trying again at once. */
+const nothingSent = (error: QueueApiError) =>
+  error.code === ClientErrorCode.network && !error.mayHaveBeenApplied;
+
+/** What the command line knew when the call failed, for the hint it prints. */
+export interface ErrorContext {
+  url?: string;
+  /** Whether a token was given (--token or ESQ_TOKEN). */
+  token?: boolean;
+}
+
+/** How an error reads on stderr: the API's message, its code and status, validation issues, a hint. */
+export function describeError(error: unknown, context: ErrorContext = {}): string {
   if (!(error instanceof QueueApiError)) return error instanceof Error ? error.message : String(error);
   const where = error.status === 0 ? error.code : `${error.code}, HTTP ${error.status}`;
   const lines = [`${error.message} (${where})`];
@@ -340,30 +283,65 @@ export function describeError(error: unknown): string {
   for (const issue of issues ?? []) lines.push(`  ${issue.path.join('.') || '(body)'}: ${issue.message}`);
   const hint = (error.details as { hint?: unknown } | undefined)?.hint;
   if (typeof hint === 'string') lines.push(`  hint: ${hint}`);
+  if (nothingSent(error)) {
+    lines.push(`  hint: is the service running at ${context.url ?? 'that URL'}? Pass --url or set ESQ_URL`);
+  } else if (error.status === 401) {
+    lines.push(
+      context.token === true
+        ? '  hint: the service refused this token; check --token or ESQ_TOKEN'
+        : '  hint: no token was given; set ESQ_TOKEN (or pass --token) to one of the service’s API_TOKENS (npm start prints a development token)',
+    );
+  }
   return lines.join('\n');
 }
 
+/** The help asked for: `esq help <command>`, `esq <command> --help`, or the overview. */
+function help(words: string[]): string {
+  return helpFor(words, CONFIG_FIELD_NAMES) ?? USAGE;
+}
+
 /**
- * Runs one `esq` command line; resolves with the exit code.
- * @example process.exitCode = await runCli(process.argv.slice(2), process.env, io);
+ * Runs one `esq` command line; resolves with the exit code. `version` is what --version prints.
+ * @example process.exitCode = await runCli(process.argv.slice(2), process.env, io, '0.1.0');
  */
 export async function runCli(
   argv: string[],
   env: Readonly<Record<string, string | undefined>>,
   io: Io,
+  version = 'unknown',
 ): Promise<number> {
+  const context: ErrorContext = {};
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     const [name, ...args] = positionals;
-    if (values.help === true || name === undefined || name === 'help') {
-      io.stdout(`${USAGE}\n`);
+    if (values.version === true || name === 'version') {
+      io.stdout(`esq ${version}\n`);
+      return 0;
+    }
+    if (name === 'help') {
+      io.stdout(`${help(args)}\n`);
+      return args.length === 0 || helpFor(args, CONFIG_FIELD_NAMES) !== undefined ? 0 : 2;
+    }
+    if (values.help === true || name === undefined) {
+      io.stdout(`${help(positionals)}\n`);
       return name === undefined && values.help !== true ? 2 : 0;
     }
-    if (!Object.hasOwn(commands, name)) throw new UsageError(`unknown command "${name}"`);
+    if (!Object.hasOwn(commands, name)) {
+      throw new UsageError(`unknown command "${name}"; the commands: ${COMMANDS.join(', ')}`);
+    }
     const url = values.url ?? env.ESQ_URL;
     if (url === undefined || url === '') throw new UsageError('no service URL: pass --url or set ESQ_URL');
+    if (!URL.canParse(url)) throw new UsageError(`the service URL is not a URL: ${url}`);
     const token = values.token ?? env.ESQ_TOKEN;
-    const client = createQueueClient({ url, ...(token === undefined || token === '' ? {} : { token }) });
+    context.url = url;
+    context.token = token !== undefined && token !== '';
+    const client = createQueueClient({
+      url,
+      ...(token === undefined || token === '' ? {} : { token }),
+      // A refused connection is told at once; failures a retry may fix (503, 429, a lost answer)
+      // are retried as the client's policy says.
+      shouldRetry: (error) => !nothingSent(error),
+    });
     await commands[name as keyof typeof commands](client, args, values, io);
     return 0;
   } catch (error) {
@@ -372,7 +350,8 @@ export async function runCli(
       io.stderr(`esq: ${error.message}\nRun esq --help for the commands.\n`);
       return 2;
     }
-    io.stderr(`esq: ${describeError(error)}\n`);
+    if (error instanceof Cancelled) return 1;
+    io.stderr(`esq: ${describeError(error, context)}\n`);
     return 1;
   }
 }

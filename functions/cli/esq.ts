@@ -1,10 +1,21 @@
 /**
- * `esq` (package.json `bin`, through bin/esq.mjs): wires the process — argv, ESQ_URL/ESQ_TOKEN,
- * stdin lines, stdout and stderr — to the commands in commands.ts, and exits with their code.
+ * `esq` (bin/esq.mjs from this repository, dist/esq.js in the client package): wires the process —
+ * argv, ESQ_URL/ESQ_TOKEN, stdin lines, a yes/no question on the terminal, stdout and stderr — to
+ * the commands in commands.ts, and exits with their code.
  */
-import { fstatSync } from 'node:fs';
+import { fstatSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type Io, runCli } from './commands.ts';
+import type { Io } from './args.ts';
+import { runCli } from './commands.ts';
+
+/** Set by the package build (scripts/pack-client.ts); from source, the repository's package.json says. */
+declare const ESQ_VERSION: string | undefined;
+
+function version(): string {
+  if (typeof ESQ_VERSION === 'string') return ESQ_VERSION;
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
 
 function stdinSize(): number | undefined {
   try {
@@ -21,6 +32,16 @@ async function* stdinLines(): AsyncIterable<{ line: string; bytes: number }> {
   }
 }
 
+async function confirm(question: string): Promise<boolean> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>((resolve) => terminal.question(question, resolve));
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    terminal.close();
+  }
+}
+
 const size = stdinSize();
 const io: Io = {
   stdout: (text) => process.stdout.write(text),
@@ -28,7 +49,8 @@ const io: Io = {
   ...(process.stdin.isTTY === true ? {} : { stdinLines }),
   ...(size === undefined ? {} : { stdinBytes: size }),
   stderrIsTTY: process.stderr.isTTY === true,
+  ...(process.stdin.isTTY === true && process.stderr.isTTY === true ? { confirm } : {}),
   now: () => Date.now(),
 };
 
-process.exitCode = await runCli(process.argv.slice(2), process.env, io);
+process.exitCode = await runCli(process.argv.slice(2), process.env, io, version());

@@ -13,14 +13,17 @@ import { CodedError } from '../errors.ts';
 import { QueueErrorCode } from '../queue/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS, type Limits, type Timeouts } from '../queue/rules.ts';
 import type { QueueService } from '../queue/types.ts';
+import { registerSqsRoutes } from '../sqs/routes.ts';
+import type { SqsSettings } from '../sqs/settings.ts';
 import type { TokenSet } from './auth.ts';
 import type { ApiApp, ApiEnv, Logger, Sleep } from './context.ts';
+import { createCors } from './cors.ts';
 import { renderDocs } from './docs.ts';
 import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
-import { acceptBody } from './request-body.ts';
+import { acceptBody, type BodyRules } from './request-body.ts';
 import { withinBudget } from './request-budget.ts';
 import { registerDeliveryRoutes } from './routes/deliveries.ts';
 import { registerDlqRoutes } from './routes/dlq.ts';
@@ -31,6 +34,8 @@ import { registerQueueRoutes } from './routes/queues.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import { carriesRequestId, json } from './routes/shared.ts';
 import { registerSystemRoutes } from './routes/system.ts';
+import { BODY_TIMEOUT_RULE } from './settings.ts';
+import { markUndeliverable } from './undelivered.ts';
 
 export interface AppOptions {
   queue: QueueService;
@@ -48,6 +53,12 @@ export interface AppOptions {
   sleep?: Sleep;
   /** Seconds a client is told to wait after a 503. */
   retryAfterSeconds?: number;
+  /** The SQS-compatible endpoint (lib/sqs, docs/sqs.md): mounted when given. */
+  sqs?: SqsSettings;
+  /** BODY_TIMEOUT_MS: a body still arriving past it is answered 408 (default 10 s). */
+  bodyTimeoutMs?: number;
+  /** CORS_ORIGINS: origins browsers may call from (`*`: any); none, the default: no CORS. */
+  corsOrigins?: readonly string[];
 }
 
 export const consoleLogger: Logger = {
@@ -270,6 +281,9 @@ export function createApp(options: AppOptions): ApiApp {
     // JSON answers carry it already (routes/shared.ts json); pages, the document and hono's own
     // answers get it here.
     if (!carriesRequestId(c.res)) c.res.headers.set('x-request-id', requestId);
+    // Pinned on the final Response: a middleware that set headers made hono replace the route's.
+    const giveBack = c.get('giveBack');
+    if (giveBack !== undefined && c.res.status === 200) markUndeliverable(c.res, giveBack);
     const route = routePath(c, -1);
     metrics.observe(
       c.req.method,
@@ -278,6 +292,11 @@ export function createApp(options: AppOptions): ApiApp {
       deps.clock.now() - started,
     );
   });
+
+  // Before the token check: a browser's preflight carries no token.
+  if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
+    app.use('*', createCors(options.corsOrigins));
+  }
 
   // Authenticate before reading any body: an anonymous client gets 401, not a parse error.
   const authenticate = (c: Context<ApiEnv>): void => {
@@ -305,12 +324,20 @@ export function createApp(options: AppOptions): ApiApp {
       );
     }
   };
-  // One middleware for what every /v1 request passes, in this order: the token (401), the body's
-  // size (413), its media type (415).
+  const bodyRules: BodyRules = {
+    limitBytes: limits.maxRequestBytes,
+    timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_RULE.default,
+  };
+  // One middleware for what every /v1 request passes, in this order: the token (401), the body,
+  // read only now (413 over its size, 408 when it does not arrive in time), its media type (415).
   app.use('/v1/*', async (c, next) => {
     authenticate(c);
-    const reading = acceptBody(c, limits.maxRequestBytes);
-    if (reading !== undefined) await reading;
+    const reading = acceptBody(c, bodyRules);
+    if (reading !== undefined) {
+      // The upload has its own bound; the request's budget is for the work that follows.
+      c.get('budget').extend(bodyRules.timeoutMs);
+      await reading;
+    }
     checkMediaType(c);
     await next();
   });
@@ -319,6 +346,8 @@ export function createApp(options: AppOptions): ApiApp {
     await next();
   });
 
+  // The SQS endpoint answers in AWS's shapes, outside /v1 and its bearer tokens (lib/sqs/routes.ts).
+  if (options.sqs !== undefined) registerSqsRoutes(app, { ...deps, settings: options.sqs, body: bodyRules });
   registerQueueRoutes(app, deps);
   registerMessageRoutes(app, deps);
   registerGroupRoutes(app, deps);

@@ -119,20 +119,34 @@ export function generateDevToken(): string {
   return `dev-${btoa(text).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')}`;
 }
 
+/** The shortest token production mode accepts: a guessable token is an open queue. */
+export const MIN_PRODUCTION_TOKEN_LENGTH = 16;
+
 /**
- * What the entry points call with `API_TOKENS`: in production an empty spec is refused (the
- * service must not run open); in development a random admin token is made up and returned so
- * the entry point can print it.
+ * What the entry points call with `API_TOKENS`: in production an empty spec, or a token shorter
+ * than 16 characters, is refused (the service must not run open or nearly so); in development
+ * with no spec an admin token is made up (or `devToken`, one the entry point kept from an earlier
+ * run) and returned so the entry point can print it.
  */
 export async function resolveTokens(
   spec: string | undefined,
   mode: 'production' | 'development',
+  devToken?: string,
 ): Promise<{ tokens: TokenSet; devToken?: string }> {
   const pairs = parseTokenSpec(spec ?? '');
+  if (mode === 'production') {
+    pairs.forEach(({ scope, token }, index) => {
+      if ([...token].length < MIN_PRODUCTION_TOKEN_LENGTH) {
+        throw new Error(
+          `API_TOKENS entry ${index + 1} (${scope}) has a token shorter than ${MIN_PRODUCTION_TOKEN_LENGTH} characters, which production mode refuses (make one with: openssl rand -base64 24)`,
+        );
+      }
+    });
+  }
   if (pairs.length > 0) return { tokens: await createTokenSet(pairs) };
   if (mode === 'production') {
     throw new Error('API_TOKENS is empty: refusing to start an open queue in production mode');
   }
-  const devToken = generateDevToken();
-  return { tokens: await createTokenSet([{ scope: Scope.admin, token: devToken }]), devToken };
+  const token = devToken ?? generateDevToken();
+  return { tokens: await createTokenSet([{ scope: Scope.admin, token }]), devToken: token };
 }

@@ -39,7 +39,8 @@ export async function probeRedis(queue: QueueService): Promise<'up' | 'down'> {
 }
 
 /**
- * Builds the service. Rejects (the entry point should exit) when production mode has no tokens.
+ * Builds the service. Rejects (the entry point should exit) when production mode has no tokens or
+ * a token shorter than 16 characters.
  * @example
  * const { app, queue } = await buildService({ redis, settings: readSettings(env, 'production') });
  */
@@ -48,12 +49,14 @@ export async function buildService(options: {
   settings: Settings;
   clock?: Clock;
   logger?: Logger;
+  /** Development mode without API_TOKENS: use this admin token instead of a new random one. */
+  devToken?: string;
 }): Promise<Service> {
   const { settings } = options;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...settings.timeouts };
   const redis = withDeadline(options.redis, timeouts.redisTimeoutMs);
   const clock = options.clock ?? systemClock;
-  const { tokens, devToken } = await resolveTokens(settings.tokenSpec, settings.mode);
+  const { tokens, devToken } = await resolveTokens(settings.tokenSpec, settings.mode, options.devToken);
   const queue = createQueueService({
     redis,
     clock,
@@ -67,8 +70,11 @@ export async function buildService(options: {
     health: () => queue.ping().then(() => true),
     timeouts,
     limits: settings.limits,
+    bodyTimeoutMs: settings.bodyTimeoutMs,
+    corsOrigins: settings.corsOrigins,
     clock,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(settings.sqs === undefined ? {} : { sqs: settings.sqs }),
   });
   return { app, queue, settings, ...(devToken === undefined ? {} : { devToken }) };
 }

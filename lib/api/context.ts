@@ -9,6 +9,7 @@ import type { QueueService } from '../queue/types.ts';
 import type { Scope } from './auth.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { RequestBudget } from './request-budget.ts';
+import type { GiveBack } from './undelivered.ts';
 
 export interface ApiEnv {
   Variables: {
@@ -17,6 +18,11 @@ export interface ApiEnv {
     scopes: ReadonlySet<Scope>;
     /** The request's time budget (lib/api/request-budget.ts). */
     budget: RequestBudget;
+    /**
+     * Set by a route whose answer leases messages: gives them back when the answer is not
+     * delivered (lib/api/undelivered.ts).
+     */
+    giveBack: GiveBack | undefined;
   };
 }
 

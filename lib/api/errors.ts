@@ -13,6 +13,8 @@ export const ApiErrorCode = {
   methodNotAllowed: 'METHOD_NOT_ALLOWED',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  /** The request body did not arrive within BODY_TIMEOUT_MS. */
+  requestTimeout: 'REQUEST_TIMEOUT',
   internal: 'INTERNAL',
 } as const;
 
@@ -22,7 +24,10 @@ export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
 export type ErrorCode = ApiErrorCode | QueueErrorCode;
 
 /** The one place a code becomes an HTTP status. */
-export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503> = {
+export const statusByCode: Record<
+  ErrorCode,
+  400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 500 | 503
+> = {
   [QueueErrorCode.invalidArgument]: 400,
   [QueueErrorCode.queueNotFound]: 404,
   [QueueErrorCode.groupNotFound]: 404,
@@ -41,6 +46,7 @@ export const statusByCode: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 |
   [ApiErrorCode.methodNotAllowed]: 405,
   [ApiErrorCode.payloadTooLarge]: 413,
   [ApiErrorCode.unsupportedMediaType]: 415,
+  [ApiErrorCode.requestTimeout]: 408,
   [ApiErrorCode.internal]: 500,
 };
 

@@ -1,73 +1,106 @@
 /**
- * The request body's size limit and, where the entry point has already read the body, its text.
+ * Reading a request's body, always after the token was checked (app.ts calls this from the /v1
+ * middleware, after authentication): an anonymous client never makes the service hold its body.
+ * The body is read whole here, within the size limit (413) and within BODY_TIMEOUT_MS (408), and
+ * handed to hono's cache, so the routes' validators never touch the stream.
+ *
  * An entry point that reads bodies itself (Node, where the web Request and its stream cost more
- * than the rest of a small request) hands the result over as the binding `PRE_READ_BODY`; the app
- * then never touches the request's own body. Elsewhere the limit is checked from Content-Length
- * without opening the body, and a body without one is read with the limit applied as it streams.
+ * than the rest of a small request) passes a `BodyReader` as the binding `BODY_READER`; the app
+ * calls it at this point and never touches the request's own body. Elsewhere (Workers, Deno) the
+ * web stream is read here.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from './context.ts';
 import { ApiError, ApiErrorCode } from './errors.ts';
 
-/** A body the entry point read before the app ran: its text, or that it was over the limit. */
-export type PreReadBody = { text: string } | { tooLarge: true };
+/** A body an entry point read: its text, or that it was over the limit, or did not come in time. */
+export type ReadBody = { text: string } | { tooLarge: true } | { timedOut: true };
 
-/** The binding under which an entry point passes a PreReadBody. */
-export const PRE_READ_BODY = Symbol.for('edge-stream-queue.pre-read-body');
+/** Reads the request's body when the app asks (once, after authentication). */
+export type BodyReader = () => Promise<ReadBody>;
+
+/** The binding under which an entry point passes its BodyReader. */
+export const BODY_READER = Symbol.for('edge-stream-queue.body-reader');
+
+type Ctx = Parameters<MiddlewareHandler<ApiEnv>>[0];
 
 function tooLarge(limit: number): ApiError {
   return new ApiError(ApiErrorCode.payloadTooLarge, `Request body over ${limit} bytes`, { limit });
 }
 
+function timedOut(timeoutMs: number): ApiError {
+  return new ApiError(
+    ApiErrorCode.requestTimeout,
+    `The request body did not arrive within ${timeoutMs} ms (BODY_TIMEOUT_MS)`,
+    { timeoutMs },
+  );
+}
+
 /** hono keeps each body reading as a promise in bodyCache (its type says the value itself). */
-function cacheText(c: Parameters<MiddlewareHandler<ApiEnv>>[0], text: string): void {
+function cacheText(c: Ctx, text: string): void {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
 }
 
+function settle(c: Ctx, body: ReadBody, limit: number, timeoutMs: number): void {
+  if ('tooLarge' in body) throw tooLarge(limit);
+  if ('timedOut' in body) throw timedOut(timeoutMs);
+  cacheText(c, body.text);
+}
+
+export interface BodyRules {
+  /** MAX_REQUEST_BYTES. */
+  limitBytes: number;
+  /** BODY_TIMEOUT_MS: how long the body may take to arrive. */
+  timeoutMs: number;
+}
+
 /**
- * 413 for a body over `limit` bytes, before any route reads it; a body the entry point read is
- * handed to hono's cache. Synchronous unless the body has to be read here (no Content-Length).
- * @example await acceptBody(c, 1024 * 1024)
+ * Reads the body of a POST, PUT, PATCH or DELETE into hono's cache: 413 past `limitBytes`, 408
+ * past `timeoutMs`. Resolves at once (undefined) when there is nothing to read.
+ * @example await acceptBody(c, { limitBytes: 1024 * 1024, timeoutMs: 10_000 })
  */
-export function acceptBody(
-  c: Parameters<MiddlewareHandler<ApiEnv>>[0],
-  limit: number,
-): Promise<void> | undefined {
+export function acceptBody(c: Ctx, rules: BodyRules): Promise<void> | undefined {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD') return undefined;
-  const preRead = (c.env as Record<symbol, PreReadBody | undefined> | undefined)?.[PRE_READ_BODY];
-  if (preRead !== undefined) {
-    if ('tooLarge' in preRead) throw tooLarge(limit);
-    cacheText(c, preRead.text);
-    return undefined;
+  const reader = (c.env as Record<symbol, BodyReader | undefined> | undefined)?.[BODY_READER];
+  if (reader !== undefined) {
+    return reader().then((body) => settle(c, body, rules.limitBytes, rules.timeoutMs));
   }
   const length = c.req.header('content-length');
   if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-    if (Number(length) > limit) throw tooLarge(limit);
-    return undefined;
+    if (Number(length) > rules.limitBytes) throw tooLarge(rules.limitBytes);
   }
   const stream = c.req.raw.body;
   if (stream === null) return undefined;
-  return readLimited(c, stream, limit);
+  return readStream(stream, rules).then((body) => settle(c, body, rules.limitBytes, rules.timeoutMs));
 }
 
-async function readLimited(
-  c: Parameters<MiddlewareHandler<ApiEnv>>[0],
-  stream: ReadableStream<Uint8Array>,
-  limit: number,
-): Promise<void> {
+/** Reads a web stream whole, within the limit and the time bound. */
+async function readStream(stream: ReadableStream<Uint8Array>, rules: BodyRules): Promise<ReadBody> {
   const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), rules.timeoutMs);
+  });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') {
+        reader.cancel().catch(() => undefined);
+        return { timedOut: true };
+      }
+      if (next.done) break;
+      size += next.value.length;
+      if (size > rules.limitBytes) {
+        reader.cancel().catch(() => undefined);
+        return { tooLarge: true };
+      }
+      chunks.push(next.value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const body = new Uint8Array(size);
   let offset = 0;
@@ -75,5 +108,6 @@ async function readLimited(
     body.set(chunk, offset);
     offset += chunk.length;
   }
-  cacheText(c, new TextDecoder().decode(body));
+  // TextDecoder drops a leading byte-order mark, as the Fetch API's text() does.
+  return { text: new TextDecoder().decode(body) };
 }

@@ -18,6 +18,7 @@ import {
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
 } from '../queue/rules.ts';
+import type * as Wire from './wire-types.ts';
 
 const name = (what: string) => z.string().regex(NAME_RULE.pattern, `${what} must be ${NAME_RULE.text}`);
 
@@ -457,3 +458,61 @@ export const ErrorEnvelopeSchema = z
     }),
   })
   .openapi('Error');
+
+/**
+ * Whether A and B are one type (TypeScript's own identity check, not mere assignability): a field
+ * missing, added, made optional or typed otherwise on either side, at any depth, is a difference.
+ */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Compiles only when T is true: the error points at the pair that differs. */
+type Must<T extends true> = T;
+
+/**
+ * The plain types the client publishes (wire-types.ts) are these schemas' types: checked here, at
+ * compile time, so neither side can change without the other.
+ */
+export type SchemasMatchWireTypes = [
+  Must<Same<z.output<typeof QueueConfigSchema>, Wire.QueueConfig>>,
+  Must<Same<z.output<typeof QueueConfigPatch>, Wire.QueueConfigPatch>>,
+  Must<Same<z.output<typeof MessageInputSchema>, Wire.MessageInput>>,
+  Must<Same<z.output<typeof ProduceBody>, Wire.ProduceRequest>>,
+  Must<Same<z.output<typeof ProduceResult>, Wire.ProduceResult>>,
+  Must<Same<z.output<typeof MessageSchema>, Wire.Message>>,
+  Must<Same<z.output<typeof MessageList>, Wire.MessageList>>,
+  Must<Same<z.output<typeof BrowseQuery>, Wire.BrowseRange>>,
+  Must<Same<z.output<typeof GroupStatsSchema>, Wire.GroupStats>>,
+  Must<Same<z.output<typeof QueueStatsSchema>, Wire.QueueStats>>,
+  Must<Same<z.output<typeof QueueList>, Wire.QueueList>>,
+  Must<Same<z.output<typeof Deleted>, Wire.Deleted>>,
+  Must<Same<z.output<typeof QueuePaused>, Wire.QueuePaused>>,
+  Must<Same<z.output<typeof GroupPaused>, Wire.GroupPaused>>,
+  Must<Same<z.input<typeof GroupCreateBody>, Wire.GroupCreateOptions>>,
+  Must<Same<z.output<typeof GroupCreated>, Wire.GroupCreated>>,
+  Must<Same<z.input<typeof ConsumeBody>, Wire.ConsumeOptions>>,
+  Must<Same<z.output<typeof AckBody>, Wire.AckRequest>>,
+  Must<Same<z.output<typeof AckResult>, Wire.AckResult>>,
+  Must<Same<z.output<typeof NackBody>, Wire.NackRequest>>,
+  Must<Same<z.output<typeof NackResult>, Wire.NackResult>>,
+  Must<Same<z.output<typeof ExtendBody>, Wire.ExtendRequest>>,
+  Must<Same<z.output<typeof ExtendResult>, Wire.ExtendResult>>,
+  Must<Same<z.output<typeof ReclaimBody>, Wire.ReclaimOptions>>,
+  Must<Same<z.output<typeof ReclaimResultSchema>, Wire.ReclaimResult>>,
+  Must<Same<z.output<typeof PendingQuery>, Wire.PendingRangeOptions>>,
+  Must<Same<z.output<typeof PendingSummarySchema>, Wire.PendingSummary>>,
+  Must<Same<z.output<typeof PendingEntries>, Wire.PendingEntries>>,
+  Must<Same<z.output<typeof DlqQuery>, Wire.DlqListOptions>>,
+  Must<Same<z.output<typeof DeadLetterSchema>, Wire.DeadLetter>>,
+  Must<Same<z.output<typeof DeadLetterList>, Wire.DeadLetterPage>>,
+  Must<Same<z.output<typeof MessageGroupStateSchema>, Wire.MessageGroupState>>,
+  Must<Same<z.output<typeof MessageLookupSchema>, Wire.MessageLookup>>,
+  Must<Same<z.output<typeof RedriveBody>, Wire.RedriveSelection>>,
+  Must<Same<z.output<typeof RedriveResult>, Wire.RedriveResult>>,
+  Must<Same<z.output<typeof PurgeResult>, Wire.PurgeResult>>,
+  Must<Same<z.input<typeof SweepBody>, Wire.SweepOptions>>,
+  Must<Same<z.output<typeof SweepReportSchema>, Wire.SweepReport>>,
+  Must<Same<z.output<typeof ScheduleBody>, Wire.ScheduleInput>>,
+  Must<Same<z.output<typeof ScheduleSchema>, Wire.Schedule>>,
+  Must<Same<z.output<typeof ScheduleList>, Wire.ScheduleList>>,
+  Must<Same<z.output<typeof Health>, Wire.HealthReport>>,
+  Must<Same<z.output<typeof ErrorEnvelopeSchema>, Wire.ErrorEnvelopeBody>>,
+];

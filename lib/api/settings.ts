@@ -2,8 +2,9 @@
  * The service's settings, parsed from a plain string map. Entry points pass their environment
  * (`process.env`, `Deno.env.toObject()`, a Worker's `env`); this module never reads one itself.
  * The variables of the queue defaults and limits come from lib/queue/rules.ts, with their bounds.
- * An error names the variable and the rule, never the value: a secret pasted into the wrong
- * variable must not end up in a log.
+ * The HTTP edge's own settings (CORS_ORIGINS, BODY_TIMEOUT_MS) have their rules here: they are the
+ * API's, not the queue's. An error names the variable and the rule, never the value: a secret
+ * pasted into the wrong variable must not end up in a log.
  */
 import {
   CALL_RULES,
@@ -18,8 +19,20 @@ import {
   TIMEOUT_RULES,
   type Timeouts,
 } from '../queue/rules.ts';
+import { readSqsSettings, type SqsSettings } from '../sqs/settings.ts';
 
 export type Mode = 'production' | 'development';
+
+/** BODY_TIMEOUT_MS: how long a request body may take to arrive, counted from its headers. */
+export const BODY_TIMEOUT_RULE = {
+  env: 'BODY_TIMEOUT_MS',
+  min: 1,
+  max: 10 * 60_000,
+  default: 10_000,
+} as const;
+
+/** CORS_ORIGINS' wildcard: any origin (development only). */
+export const ANY_ORIGIN = '*';
 
 export interface Settings {
   mode: Mode;
@@ -34,6 +47,12 @@ export interface Settings {
   sweepTimeBudgetMs: number;
   /** How long a scheduled sweep skips a queue it found idle (SWEEP_REVISIT_MS, issue 18). */
   sweepRevisitMs: number;
+  /** The SQS endpoint's settings (SQS_CREDENTIALS, SQS_ACCOUNT_ID, SQS_REGION); unset without keys. */
+  sqs?: SqsSettings;
+  /** BODY_TIMEOUT_MS: past it a body still arriving is answered 408. */
+  bodyTimeoutMs: number;
+  /** CORS_ORIGINS: the origins browsers may call from (`*`: any); empty: no CORS at all. */
+  corsOrigins: readonly string[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -63,6 +82,45 @@ function field(env: Env, field: ConfigField): number | string | undefined {
 }
 
 /**
+ * CORS_ORIGINS: comma-separated origins exactly as browsers send them (`https://app.example.com`,
+ * with a port when it is not the scheme's default), or `*` outside production.
+ */
+function corsOrigins(env: Env, mode: Mode): string[] {
+  const raw = text(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const origins: string[] = [];
+  let position = 0;
+  for (const item of raw.split(',')) {
+    const origin = item.trim();
+    if (origin === '') continue;
+    position++;
+    if (origin === ANY_ORIGIN) {
+      if (mode === 'production') {
+        throw new Error(
+          `CORS_ORIGINS entry ${position} is "*", which production mode refuses: list the origins that may call the API`,
+        );
+      }
+    } else if (!isOrigin(origin)) {
+      throw new Error(
+        `CORS_ORIGINS entry ${position} is not an origin: write scheme://host or scheme://host:port (http or https, no path, no trailing slash)`,
+      );
+    }
+    if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
+}
+
+/** Whether `text` is a serialised http(s) origin, as a browser's Origin header carries it. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Reads the settings; `fallbackMode` applies when `API_MODE` is unset (Workers and Deno Deploy
  * pass 'production', `npm start` passes 'development' unless NODE_ENV=production).
  * @example readSettings({ API_TOKENS: 'admin:s3cret', QUEUE_MAX_DELIVERIES: '3' }, 'production')
@@ -87,6 +145,7 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     const value = field(env, CONFIG_FIELDS[name]);
     if (value !== undefined) queueDefaults[name] = value;
   }
+  const sqs = readSqsSettings(env);
   return {
     mode: modeText,
     tokenSpec: env.API_TOKENS ?? '',
@@ -96,5 +155,8 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     keyPrefix: text(env, 'QUEUE_KEY_PREFIX'),
     sweepTimeBudgetMs: int(env, 'SWEEP_TIME_BUDGET_MS', CALL_RULES.sweepTimeBudgetMs) ?? 20_000,
     sweepRevisitMs: int(env, 'SWEEP_REVISIT_MS', CALL_RULES.sweepRevisitMs) ?? DEFAULT_SWEEP_REVISIT_MS,
+    ...(sqs.credentials.length > 0 ? { sqs } : {}),
+    bodyTimeoutMs: int(env, BODY_TIMEOUT_RULE.env, BODY_TIMEOUT_RULE) ?? BODY_TIMEOUT_RULE.default,
+    corsOrigins: corsOrigins(env, modeText),
   };
 }

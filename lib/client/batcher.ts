@@ -1,9 +1,11 @@
 /**
  * Coalesces ids into few calls: ids added in one turn of the event loop go in one call (sent on
- * the next timer tick, so handlers that finish together are acked together), and every id that
- * arrives while a call is in flight goes into the next one (up to `max` per call). A busy worker
- * sends one ack per round trip instead of one per message; a lone ack waits one tick.
+ * the next tick of the worker's timers, so handlers that finish together are acked together),
+ * and every id that arrives while a call is in flight goes into the next one (up to `max` per
+ * call). A busy worker sends one ack per round trip instead of one per message; a lone ack waits
+ * one tick.
  */
+import { sleepOn, systemTimers, type Timers } from './timers.ts';
 
 export interface Batcher {
   add(id: string): void;
@@ -19,12 +21,16 @@ export interface Batcher {
  * const acks = createBatcher((ids) => group.ack(ids).then(done, report), 1000);
  * acks.add(message.id);
  */
-export function createBatcher(send: (ids: string[]) => Promise<void>, max: number): Batcher {
+export function createBatcher(
+  send: (ids: string[]) => Promise<void>,
+  max: number,
+  timers: Timers = systemTimers,
+): Batcher {
   const queued: string[] = [];
   let running: Promise<void> | undefined;
 
   const drain = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await sleepOn(timers, 0);
     while (queued.length > 0) await send(queued.splice(0, max));
     running = undefined;
   };

@@ -1,11 +1,14 @@
 /**
- * The typed HTTP client: one method per API route, grouped as the API is (client → queue →
- * group, and the queue's dead letters), answers typed by the API's own schemas. Each call knows
- * whether it is safe to repeat, so the transport retries only those (produce only when every
- * message has a dedupId). `group.work` and `group.drain` run handlers on top of it.
+ * The typed HTTP client: one method per API operation, grouped as the API is (client → queue →
+ * group, and the queue's dead letters and schedules). Methods, paths and answer types come from
+ * the route table the API itself is built from (lib/api/operations.ts), never spelled here. Each
+ * call knows whether it is safe to repeat, so the transport retries only those (produce only when
+ * every message has a dedupId). `group.work` and `group.drain` run handlers on top of it.
  */
+import type { OperationAnswer, OperationId } from '../api/operations.ts';
 import { type DrainOptions, type DrainReport, runDrain } from './drain.ts';
-import { isApiError, type QueueApiError } from './errors.ts';
+import { isApiError, type QueueApiError, type QueueApiErrorCode } from './errors.ts';
+import { callOperation, type OperationCall } from './operation.ts';
 import { type RetryPolicy, resolveRetryPolicy } from './retry.ts';
 import { createTransport, type FetchLike, type Transport } from './transport.ts';
 import type {
@@ -13,18 +16,22 @@ import type {
   DeadLetterPage,
   DlqListOptions,
   GroupCreateOptions,
+  GroupPaused,
   HealthReport,
   Message,
   MessageInput,
+  MessageLookup,
   PendingEntry,
   PendingRangeOptions,
   PendingSummary,
   QueueConfig,
   QueueConfigPatch,
+  QueuePaused,
   QueueStats,
   ReclaimOptions,
   ReclaimResult,
-  RedriveSelection,
+  Schedule,
+  ScheduleInput,
   SweepOptions,
   SweepReport,
 } from './types.ts';
@@ -44,6 +51,12 @@ export interface QueueClientOptions {
   timeoutMs?: number;
   /** Retries of safe calls on network errors, 429 and 503 (default 5 attempts within 30 s); false: none. */
   retry?: Partial<RetryPolicy> | false;
+  /**
+   * Asked before each retry the policy allows; false ends the call with that error. A command line
+   * may give up at once on a refused connection (`error.code === 'NETWORK_ERROR' &&
+   * !error.mayHaveBeenApplied`), where a worker would rather wait for the service to come back.
+   */
+  shouldRetry?: (error: QueueApiError) => boolean;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
   /** Told before each retry's wait: the failure, which retry comes (1-based) and the wait in ms. */
@@ -79,10 +92,16 @@ export interface QueueHandle {
   produce(messages: MessageInput[], options?: CallOptions): Promise<string[]>;
   /** Entries between two ids, oldest first (admin). */
   browse(range?: { start?: string; end?: string; count?: number } & CallOptions): Promise<Message[]>;
+  /** One message by id (or a delayed-<n> token, or a dead letter id) and where it is (admin). */
+  message(id: string, options?: CallOptions): Promise<MessageLookup>;
   stats(options?: CallOptions): Promise<QueueStats>;
   /** Removes the queue and all its keys; false when it did not exist (admin). */
   delete(options?: CallOptions): Promise<boolean>;
+  /** Stops delivery to every group until `resume`; produce, ack and the sweep go on (admin). */
+  pause(options?: CallOptions): Promise<QueuePaused>;
+  resume(options?: CallOptions): Promise<QueuePaused>;
   readonly dlq: DlqHandle;
+  readonly schedules: ScheduleHandle;
   group(name: string): GroupHandle;
 }
 
@@ -94,6 +113,15 @@ export interface DlqHandle {
   purge(options?: CallOptions): Promise<number>;
 }
 
+/** Recurring schedules: the sweep enqueues each one's message at every occurrence (admin). */
+export interface ScheduleHandle {
+  /** Creates the schedule `name`, or replaces it (it then starts afresh). */
+  set(name: string, schedule: ScheduleInput, options?: CallOptions): Promise<Schedule>;
+  list(options?: CallOptions): Promise<Schedule[]>;
+  /** Removes the schedule; false when there was none of that name. */
+  delete(name: string, options?: CallOptions): Promise<boolean>;
+}
+
 export interface GroupHandle {
   readonly queue: string;
   readonly name: string;
@@ -101,11 +129,14 @@ export interface GroupHandle {
   create(options?: GroupCreateOptions & CallOptions): Promise<boolean>;
   /** Removes the group; false when it did not exist. */
   delete(options?: CallOptions): Promise<boolean>;
+  /** Stops delivery to this group until `resume`; other groups go on (admin). */
+  pause(options?: CallOptions): Promise<GroupPaused>;
+  resume(options?: CallOptions): Promise<GroupPaused>;
   /** Leases up to `count` messages (default 10), long-polling up to `waitMs` (default 0). */
   consume(options: ConsumeOptions & CallOptions): Promise<Message[]>;
-  /** Answers how many were acked now (repeats and unknown ids count 0). */
+  /** Answers how many were acked now (repeats and unknown ids count 0; no ids: 0, nothing sent). */
   ack(ids: string[], options?: CallOptions): Promise<number>;
-  /** Gives messages back for redelivery after `delayMs` (default 0); answers how many. */
+  /** Gives messages back for redelivery after `delayMs` (default 0); answers how many (no ids: 0, nothing sent). */
   nack(ids: string[], options?: { delayMs?: number } & CallOptions): Promise<number>;
   /** Renews the leases `consumer` still holds; the rest are `lost`. */
   extend(
@@ -132,10 +163,17 @@ export interface GroupHandle {
   drain(handler: Handler, options: DrainOptions): Promise<DrainReport>;
 }
 
-const segment = encodeURIComponent;
-
 const signalOf = (options: CallOptions | undefined) =>
   options?.signal === undefined ? {} : { signal: options.signal };
+
+/** The call's own fields, without the signal, which travels beside them. */
+function withoutSignal<T extends CallOptions>(
+  options: T | undefined,
+): Omit<T, 'signal'> | Record<never, never> {
+  if (options === undefined) return {};
+  const { signal: _signal, ...rest } = options;
+  return rest;
+}
 
 /**
  * @example
@@ -149,58 +187,63 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
+    ...(options.shouldRetry === undefined ? {} : { shouldRetry: options.shouldRetry }),
     timeoutMs: options.timeoutMs ?? 15_000,
     retry: resolveRetryPolicy(options.retry),
   });
+  const call = <K extends OperationId>(id: K, spec: OperationCall<K>): Promise<OperationAnswer<K>> =>
+    callOperation(transport, id, spec);
+
+  /** A delete that answers false when there was nothing to delete (`missing`). */
+  const deleted = async (attempt: Promise<unknown>, missing: QueueApiErrorCode): Promise<boolean> => {
+    try {
+      await attempt;
+      return true;
+    } catch (error) {
+      if (isApiError(error, missing)) return false;
+      throw error;
+    }
+  };
 
   function group(queue: string, name: string, readConfig: QueueHandle['config']): GroupHandle {
-    const base = `/v1/queues/${segment(queue)}/groups/${segment(name)}`;
+    const params = { queue, group: name };
     const pendingRange = async (range: PendingRangeOptions & CallOptions): Promise<PendingEntry[]> => {
-      const { signal: _signal, ...query } = range;
       // Any range field makes the route answer entries; start makes it so even for {}.
-      const answer = await transport.call<{ entries: PendingEntry[] }>({
-        method: 'GET',
-        path: `${base}/pending`,
-        query: { start: '-', ...query },
+      const answer = await call('getPending', {
+        params,
+        query: { start: '-', ...withoutSignal(range) },
         safe: true,
         ...signalOf(range),
       });
-      return answer.entries;
+      return 'entries' in answer ? answer.entries : [];
     };
     function pending(): Promise<PendingSummary>;
     function pending(range: PendingRangeOptions & CallOptions): Promise<PendingEntry[]>;
     function pending(range?: PendingRangeOptions & CallOptions): Promise<PendingSummary | PendingEntry[]> {
       if (range !== undefined) return pendingRange(range);
-      return transport.call<PendingSummary>({ method: 'GET', path: `${base}/pending`, safe: true });
+      return call('getPending', { params, safe: true }) as Promise<PendingSummary>;
     }
 
     const handle: GroupHandle = {
       queue,
       name,
       async create(createOptions) {
-        const answer = await transport.call<{ created: boolean }>({
-          method: 'PUT',
-          path: base,
+        const answer = await call('createGroup', {
+          params,
           body: { start: createOptions?.start ?? '$' },
           safe: true,
           ...signalOf(createOptions),
         });
         return answer.created;
       },
-      async delete(callOptions) {
-        try {
-          await transport.call({ method: 'DELETE', path: base, safe: false, ...signalOf(callOptions) });
-          return true;
-        } catch (error) {
-          if (isApiError(error, 'GROUP_NOT_FOUND')) return false;
-          throw error;
-        }
-      },
+      delete: (callOptions) =>
+        deleted(call('deleteGroup', { params, safe: false, ...signalOf(callOptions) }), 'GROUP_NOT_FOUND'),
+      pause: (callOptions) => call('pauseGroup', { params, safe: true, ...signalOf(callOptions) }),
+      resume: (callOptions) => call('resumeGroup', { params, safe: true, ...signalOf(callOptions) }),
       async consume(consumeOptions) {
-        const { signal: _signal, ...body } = consumeOptions;
-        const answer = await transport.call<{ messages: Message[] }>({
-          method: 'POST',
-          path: `${base}/consume`,
+        const body = withoutSignal(consumeOptions) as ConsumeOptions;
+        const answer = await call('consumeMessages', {
+          params,
           body,
           safe: true,
           serverWaitMs: body.waitMs ?? 0,
@@ -209,9 +252,9 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
         return answer.messages;
       },
       async ack(ids, callOptions) {
-        const answer = await transport.call<{ acked: number }>({
-          method: 'POST',
-          path: `${base}/ack`,
+        if (ids.length === 0) return 0;
+        const answer = await call('ackMessages', {
+          params,
           body: { ids },
           safe: true,
           ...signalOf(callOptions),
@@ -219,34 +262,31 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
         return answer.acked;
       },
       async nack(ids, nackOptions) {
-        const answer = await transport.call<{ requeued: number }>({
-          method: 'POST',
-          path: `${base}/nack`,
+        if (ids.length === 0) return 0;
+        const answer = await call('nackMessages', {
+          params,
           body: nackOptions?.delayMs === undefined ? { ids } : { ids, delayMs: nackOptions.delayMs },
           safe: true,
           ...signalOf(nackOptions),
         });
         return answer.requeued;
       },
-      extend(consumer, ids, callOptions) {
-        return transport.call<{ extended: string[]; lost: string[] }>({
-          method: 'POST',
-          path: `${base}/extend`,
+      async extend(consumer, ids, callOptions) {
+        if (ids.length === 0) return { extended: [], lost: [] };
+        return call('extendLeases', {
+          params,
           body: { consumer, ids },
           safe: true,
           ...signalOf(callOptions),
         });
       },
-      reclaim(reclaimOptions) {
-        const { signal: _signal, ...body } = reclaimOptions;
-        return transport.call<ReclaimResult>({
-          method: 'POST',
-          path: `${base}/reclaim`,
-          body,
+      reclaim: (reclaimOptions) =>
+        call('reclaimMessages', {
+          params,
+          body: withoutSignal(reclaimOptions) as ReclaimOptions,
           safe: true,
           ...signalOf(reclaimOptions),
-        });
-      },
+        }),
       pending,
       work(handler, workerOptions) {
         return createWorker(workerGroup, handler, workerOptions);
@@ -269,30 +309,17 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   }
 
   function queue(name: string): QueueHandle {
-    const base = `/v1/queues/${segment(name)}`;
+    const params = { queue: name };
     const config: QueueHandle['config'] = (callOptions) =>
-      transport.call<QueueConfig>({
-        method: 'GET',
-        path: `${base}/config`,
-        safe: true,
-        ...signalOf(callOptions),
-      });
+      call('getQueueConfig', { params, safe: true, ...signalOf(callOptions) });
     return {
       name,
-      configure(patch, callOptions) {
-        return transport.call<QueueConfig>({
-          method: 'PUT',
-          path: base,
-          body: patch ?? {},
-          safe: true,
-          ...signalOf(callOptions),
-        });
-      },
+      configure: (patch, callOptions) =>
+        call('configureQueue', { params, body: patch ?? {}, safe: true, ...signalOf(callOptions) }),
       config,
       async produce(messages, callOptions) {
-        const answer = await transport.call<{ ids: string[] }>({
-          method: 'POST',
-          path: `${base}/messages`,
+        const answer = await call('produceMessages', {
+          params,
           body: { messages },
           safe: messages.length > 0 && messages.every((message) => message.dedupId !== undefined),
           unsafeHint: 'give every message a dedupId to make produce safe to retry',
@@ -301,64 +328,65 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
         return answer.ids;
       },
       async browse(range) {
-        const { signal: _signal, ...query } = range ?? {};
-        const answer = await transport.call<{ messages: Message[] }>({
-          method: 'GET',
-          path: `${base}/messages`,
-          query,
+        const answer = await call('browseMessages', {
+          params,
+          query: withoutSignal(range),
           safe: true,
           ...signalOf(range),
         });
         return answer.messages;
       },
-      stats(callOptions) {
-        return transport.call<QueueStats>({
-          method: 'GET',
-          path: base,
-          safe: true,
-          ...signalOf(callOptions),
-        });
-      },
-      async delete(callOptions) {
-        try {
-          await transport.call({ method: 'DELETE', path: base, safe: false, ...signalOf(callOptions) });
-          return true;
-        } catch (error) {
-          if (isApiError(error, 'QUEUE_NOT_FOUND')) return false;
-          throw error;
-        }
-      },
+      message: (id, callOptions) =>
+        call('getMessage', { params: { queue: name, id }, safe: true, ...signalOf(callOptions) }),
+      stats: (callOptions) => call('getQueueStats', { params, safe: true, ...signalOf(callOptions) }),
+      delete: (callOptions) =>
+        deleted(call('deleteQueue', { params, safe: false, ...signalOf(callOptions) }), 'QUEUE_NOT_FOUND'),
+      pause: (callOptions) => call('pauseQueue', { params, safe: true, ...signalOf(callOptions) }),
+      resume: (callOptions) => call('resumeQueue', { params, safe: true, ...signalOf(callOptions) }),
       dlq: {
-        list(listOptions) {
-          const { signal: _signal, ...query } = listOptions ?? {};
-          return transport.call<DeadLetterPage>({
-            method: 'GET',
-            path: `${base}/dlq`,
-            query,
+        list: (listOptions) =>
+          call('listDeadLetters', {
+            params,
+            query: withoutSignal(listOptions),
             safe: true,
             ...signalOf(listOptions),
-          });
-        },
+          }),
         async redrive(selection, callOptions) {
-          const body: RedriveSelection = Array.isArray(selection) ? { ids: selection } : { all: true };
-          const answer = await transport.call<{ redriven: number }>({
-            method: 'POST',
-            path: `${base}/dlq/redrive`,
-            body,
+          if (Array.isArray(selection) && selection.length === 0) return 0;
+          const answer = await call('redriveDeadLetters', {
+            params,
+            body: Array.isArray(selection) ? { ids: selection } : { all: true },
             safe: false,
             ...signalOf(callOptions),
           });
           return answer.redriven;
         },
         async purge(callOptions) {
-          const answer = await transport.call<{ purged: number }>({
-            method: 'DELETE',
-            path: `${base}/dlq`,
-            safe: false,
-            ...signalOf(callOptions),
-          });
+          const answer = await call('purgeDeadLetters', { params, safe: false, ...signalOf(callOptions) });
           return answer.purged;
         },
+      },
+      schedules: {
+        set: (scheduleName, schedule, callOptions) =>
+          call('createSchedule', {
+            params: { queue: name, name: scheduleName },
+            body: schedule,
+            safe: true,
+            ...signalOf(callOptions),
+          }),
+        async list(callOptions) {
+          const answer = await call('listSchedules', { params, safe: true, ...signalOf(callOptions) });
+          return answer.schedules;
+        },
+        delete: (scheduleName, callOptions) =>
+          deleted(
+            call('deleteSchedule', {
+              params: { queue: name, name: scheduleName },
+              safe: false,
+              ...signalOf(callOptions),
+            }),
+            'SCHEDULE_NOT_FOUND',
+          ),
       },
       group: (groupName) => group(name, groupName, config),
     };
@@ -367,31 +395,16 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   return {
     queue,
     async queues(callOptions) {
-      const answer = await transport.call<{ queues: QueueStats[] }>({
-        method: 'GET',
-        path: '/v1/queues',
-        safe: true,
-        ...signalOf(callOptions),
-      });
+      const answer = await call('listQueues', { params: {}, safe: true, ...signalOf(callOptions) });
       return answer.queues;
     },
-    sweep(sweepOptions) {
-      const { signal: _signal, ...body } = sweepOptions ?? {};
-      return transport.call<SweepReport>({
-        method: 'POST',
-        path: '/v1/sweep',
-        body,
+    sweep: (sweepOptions) =>
+      call('runSweep', {
+        params: {},
+        body: withoutSignal(sweepOptions),
         safe: true,
         ...signalOf(sweepOptions),
-      });
-    },
-    health(callOptions) {
-      return transport.call<HealthReport>({
-        method: 'GET',
-        path: '/healthz',
-        safe: true,
-        ...signalOf(callOptions),
-      });
-    },
+      }),
+    health: (callOptions) => call('getHealth', { params: {}, safe: true, ...signalOf(callOptions) }),
   };
 }

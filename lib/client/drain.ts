@@ -4,6 +4,7 @@
  * can within its budget and leaves nothing leased behind.
  */
 import { CALL_RULES } from '../queue/rules.ts';
+import { systemTimers } from './timers.ts';
 import { createWorker, type Handler, type WorkerGroup, type WorkerOptions } from './worker.ts';
 
 export interface DrainOptions extends WorkerOptions {
@@ -50,7 +51,8 @@ export async function runDrain(
   const { budgetMs, stopWhenEmpty, ...workerOptions } = options;
   if (!Number.isInteger(budgetMs) || budgetMs < 0)
     throw new RangeError('budgetMs must be a non-negative integer');
-  const started = Date.now();
+  const timers = workerOptions.timers ?? systemTimers;
+  const started = timers.now();
   let stoppedBy: DrainReport['stoppedBy'] = 'budget';
   const userEvent = workerOptions.onEvent;
   const worker = createWorker(group, handler, {
@@ -71,7 +73,7 @@ export async function runDrain(
       userEvent?.(event);
     },
   });
-  const timer = setTimeout(() => void worker.stop(), budgetMs);
+  const timer = timers.setTimeout(() => void worker.stop(), budgetMs);
   const onAbort = () => {
     stoppedBy = 'signal';
   };
@@ -79,7 +81,7 @@ export async function runDrain(
   try {
     await worker.done;
   } finally {
-    clearTimeout(timer);
+    timers.clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
   }
   const stats = worker.stats();
@@ -90,6 +92,6 @@ export async function runDrain(
     returned: stats.returned,
     lost: stats.lost,
     stoppedBy,
-    durationMs: Date.now() - started,
+    durationMs: Math.round(timers.now() - started),
   };
 }

@@ -5,6 +5,7 @@
  * each call is given one interval before the next tick tries again.
  */
 import { CALL_RULES } from '../queue/rules.ts';
+import { systemTimers, type Timers } from './timers.ts';
 
 export interface HeartbeatOptions {
   intervalMs: number;
@@ -14,6 +15,8 @@ export interface HeartbeatOptions {
   onExtended: (ids: string[]) => void;
   onLost: (ids: string[]) => void;
   onError: (error: unknown) => void;
+  /** Default: the runtime's. */
+  timers?: Timers;
 }
 
 export interface Heartbeat {
@@ -22,12 +25,13 @@ export interface Heartbeat {
 }
 
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
+  const timers = options.timers ?? systemTimers;
   let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: unknown;
 
   const renew = async (ids: string[]) => {
     const controller = new AbortController();
-    const limit = setTimeout(() => controller.abort(), options.intervalMs);
+    const limit = timers.setTimeout(() => controller.abort(), options.intervalMs);
     try {
       const { extended, lost } = await options.extend(ids, controller.signal);
       if (extended.length > 0) options.onExtended(extended);
@@ -35,29 +39,29 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
     } catch (error) {
       options.onError(error);
     } finally {
-      clearTimeout(limit);
+      timers.clearTimeout(limit);
     }
   };
 
   const tick = async () => {
-    const started = Date.now();
+    const started = timers.now();
     const ids = options.held();
     const calls: Promise<void>[] = [];
     for (let i = 0; i < ids.length; i += CALL_RULES.ids.max)
       calls.push(renew(ids.slice(i, i + CALL_RULES.ids.max)));
     await Promise.all(calls);
-    if (!stopped) timer = setTimeout(run, Math.max(0, options.intervalMs - (Date.now() - started)));
+    if (!stopped) timer = timers.setTimeout(run, Math.max(0, options.intervalMs - (timers.now() - started)));
   };
   const run = () => {
     // tick() never rejects: renew() reports its own failures.
     void tick();
   };
 
-  timer = setTimeout(run, options.intervalMs);
+  timer = timers.setTimeout(run, options.intervalMs);
   return {
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
     },
   };
 }

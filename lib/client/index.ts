@@ -1,7 +1,8 @@
 /**
- * The client's public surface (`edge-stream-queue/client`): a typed fetch client for the API, a
- * worker runtime, a cron-driven drain, and the one error type. Runtime-agnostic: fetch,
- * AbortSignal and timers only, so it runs in Workers, Deno, browsers and Node 20.
+ * The client's public surface (the package `edge-stream-queue-client`, and `edge-stream-queue/client`
+ * in this repository): a typed fetch client for the API, a worker runtime, a cron-driven drain, and
+ * the one error type. Runtime-agnostic: fetch, AbortSignal and timers only, so it runs in Workers,
+ * Deno, browsers and Node 20.
  */
 export {
   type CallOptions,
@@ -11,6 +12,7 @@ export {
   type QueueClient,
   type QueueClientOptions,
   type QueueHandle,
+  type ScheduleHandle,
 } from './client.ts';
 export type { DrainOptions, DrainReport } from './drain.ts';
 export {
@@ -21,6 +23,7 @@ export {
 } from './errors.ts';
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 export type { RetryDelayOption } from './retry-delay.ts';
+export { systemTimers, type Timers } from './timers.ts';
 export type { FetchLike } from './transport.ts';
 export type * from './types.ts';
 export {

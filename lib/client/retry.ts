@@ -4,7 +4,7 @@
  * which failures qualify is the caller's (`QueueApiError.retryable`); this file only paces.
  */
 import { ClientErrorCode, QueueApiError } from './errors.ts';
-import { sleep } from './sleep.ts';
+import { sleepOn, systemTimers } from './timers.ts';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; 1 turns retries off. */
@@ -52,6 +52,8 @@ export interface RetryRun {
   random?: () => number;
   /** Told before each wait: the failure, the retry about to come (1-based) and the wait. */
   onRetry?: (error: QueueApiError, retry: number, waitMs: number) => void;
+  /** Asked before each retry the policy allows; false rethrows the failure at once. */
+  shouldRetry?: (error: QueueApiError) => boolean;
 }
 
 /**
@@ -67,10 +69,11 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, run: Retr
       return await attempt(n);
     } catch (error) {
       if (!(error instanceof QueueApiError) || !error.retryable || n >= run.policy.attempts) throw error;
+      if (run.shouldRetry !== undefined && !run.shouldRetry(error)) throw error;
       const wait = backoffMs(run.policy, n, error.retryAfterMs, run.random);
       if (now() + wait - started > run.policy.deadlineMs) throw error;
       run.onRetry?.(error, n, wait);
-      await sleep(wait, run.signal);
+      await sleepOn(systemTimers, wait, run.signal);
       if (run.signal?.aborted === true) {
         throw new QueueApiError({
           code: ClientErrorCode.aborted,

@@ -29,6 +29,8 @@ export interface TransportOptions {
   headers?: Record<string, string>;
   /** Told before each retry's wait (logging, metrics). */
   onRetry?: (error: QueueApiError, retry: number, waitMs: number) => void;
+  /** Asked before each retry the policy allows; false ends the call with that error. */
+  shouldRetry?: (error: QueueApiError) => boolean;
 }
 
 export interface CallSpec {
@@ -68,6 +70,43 @@ function joinUrl(base: string, path: string, query: CallSpec['query']): string {
     if (text !== '') url += `?${text}`;
   }
   return url;
+}
+
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused']);
+const NO_HOST_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
+
+/**
+ * Why a fetch failed before it sent anything, when the error says so: the connection was refused,
+ * the host name did not resolve, or fetch refused the port itself. Node puts the system error's code on `cause` (an
+ * AggregateError's errors for several addresses), Bun on the error, Deno only in the message;
+ * a browser says nothing ("Failed to fetch"), so there it stays a failure that may have applied.
+ */
+export function unsentReason(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const current = queue.shift();
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    const { code, message, cause, errors } = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    const text = typeof message === 'string' ? message : '';
+    if ((typeof code === 'string' && REFUSED_CODES.has(code)) || /connection refused/i.test(text)) {
+      return 'connection refused';
+    }
+    if ((typeof code === 'string' && NO_HOST_CODES.has(code)) || /failed to lookup address/i.test(text)) {
+      return 'host name did not resolve';
+    }
+    // The Fetch standard's "bad port" (1, 25, 6000, …): refused before connecting.
+    if (text === 'bad port') return 'fetch refuses this port (bad port)';
+    queue.push(cause);
+    if (Array.isArray(errors)) queue.push(...errors);
+  }
+  return undefined;
 }
 
 interface Envelope {
@@ -183,6 +222,18 @@ export function createTransport(options: TransportOptions): Transport {
           cause: spec.signal?.reason ?? error,
         });
       }
+      const unsent = unsentReason(error);
+      if (unsent !== undefined) {
+        // Nothing reached the service: safe to report as not applied, and to send again.
+        throw fail({
+          code: ClientErrorCode.network,
+          message: `${sent} failed: ${unsent} at ${new URL(options.url).host} (nothing was sent)`,
+          status: 0,
+          transient: true,
+          mayHaveBeenApplied: false,
+          cause: error,
+        });
+      }
       const reason = error instanceof Error ? error.message : String(error);
       throw fail({
         code: ClientErrorCode.network,
@@ -233,6 +284,7 @@ export function createTransport(options: TransportOptions): Transport {
         policy: options.retry,
         ...(spec.signal === undefined ? {} : { signal: spec.signal }),
         ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
+        ...(options.shouldRetry === undefined ? {} : { shouldRetry: options.shouldRetry }),
       });
     },
   };

@@ -16,7 +16,7 @@ import { QueueApiError } from './errors.ts';
 import { type Heartbeat, startHeartbeat } from './heartbeat.ts';
 import { backoffMs, DEFAULT_RETRY } from './retry.ts';
 import { type RetryDelayOption, retryDelayFor } from './retry-delay.ts';
-import { sleep } from './sleep.ts';
+import { sleepOn, systemTimers, type Timers } from './timers.ts';
 import type { Message, PendingEntry, QueueConfig } from './types.ts';
 
 /** What the handler gets besides the message. */
@@ -107,6 +107,11 @@ export interface WorkerOptions {
   /** Handler failures and the worker's own failed calls; the worker carries on unless `done` says otherwise. */
   onError?: (error: unknown, context: WorkerErrorContext) => void;
   onEvent?: (event: WorkerEvent) => void;
+  /**
+   * The clock and timers of the heartbeat, the shutdown grace, backoffs and durations (default:
+   * the runtime's). Tests pass manual ones to check time-driven behaviour without waiting.
+   */
+  timers?: Timers;
 }
 
 export interface WorkerStats {
@@ -202,6 +207,8 @@ const isTransient = (error: unknown) => error instanceof QueueApiError && error.
  * await worker.stop();
  */
 export function createWorker(group: WorkerGroup, handler: Handler, options: WorkerOptions = {}): Worker {
+  const timers = options.timers ?? systemTimers;
+  const sleep = (ms: number, signal?: AbortSignal) => sleepOn(timers, ms, signal);
   const consumer = options.consumer ?? `w-${crypto.randomUUID()}`;
   const concurrency = checkInt('concurrency', options.concurrency ?? 1, 1, 10_000);
   const fixedBatch =
@@ -293,39 +300,47 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     wake();
   };
 
-  const acks: Batcher = createBatcher(async (ids) => {
-    try {
-      await group.ack(ids);
-      counters.acked += ids.length;
-      emit({ type: 'acked', ids });
-    } catch (error) {
-      // Not acked: the messages come back after their lease, at least once as promised.
-      report(error, { during: 'ack' });
-    } finally {
-      for (const id of ids) {
-        if (held.get(id)?.state === 'acking') acking--;
-        release(id, 'acking');
+  const acks: Batcher = createBatcher(
+    async (ids) => {
+      try {
+        await group.ack(ids);
+        counters.acked += ids.length;
+        emit({ type: 'acked', ids });
+      } catch (error) {
+        // Not acked: the messages come back after their lease, at least once as promised.
+        report(error, { during: 'ack' });
+      } finally {
+        for (const id of ids) {
+          if (held.get(id)?.state === 'acking') acking--;
+          release(id, 'acking');
+        }
       }
-    }
-  }, CALL_RULES.ids.max);
+    },
+    CALL_RULES.ids.max,
+    timers,
+  );
 
   const nackers = new Map<string, Batcher>();
   const nack = (id: string, delayMs: number | undefined, reason: 'failed' | 'unstarted' | 'abandoned') => {
     const key = `${delayMs ?? 'backoff'}:${reason}`;
     let batcher = nackers.get(key);
     if (batcher === undefined) {
-      batcher = createBatcher(async (ids) => {
-        try {
-          await group.nack(ids, delayMs === undefined ? {} : { delayMs });
-          counters.nacked += ids.length;
-          if (reason === 'unstarted') counters.returned += ids.length;
-          emit({ type: 'nacked', ids, delayMs, reason });
-        } catch (error) {
-          report(error, { during: 'nack' });
-        } finally {
-          for (const id of ids) release(id, 'nacking');
-        }
-      }, CALL_RULES.ids.max);
+      batcher = createBatcher(
+        async (ids) => {
+          try {
+            await group.nack(ids, delayMs === undefined ? {} : { delayMs });
+            counters.nacked += ids.length;
+            if (reason === 'unstarted') counters.returned += ids.length;
+            emit({ type: 'nacked', ids, delayMs, reason });
+          } catch (error) {
+            report(error, { during: 'nack' });
+          } finally {
+            for (const id of ids) release(id, 'nacking');
+          }
+        },
+        CALL_RULES.ids.max,
+        timers,
+      );
       nackers.set(key, batcher);
     }
     batcher.add(id);
@@ -368,8 +383,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
 
   const runHandler = async (entry: Held) => {
     const { message } = entry;
-    const started = Date.now();
-    const startedPrecisely = performance.now();
+    const started = timers.now();
     let failure: { error: unknown } | undefined;
     try {
       await handler(message, {
@@ -381,8 +395,9 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       failure = { error };
     }
     running--;
-    const durationMs = Date.now() - started;
-    handlerMs = average(handlerMs, performance.now() - startedPrecisely);
+    const elapsed = timers.now() - started;
+    const durationMs = Math.round(elapsed);
+    handlerMs = average(handlerMs, elapsed);
     if (entry.abandoned) return;
     if (entry.lost) {
       // Someone else may hold it now: neither ack nor nack what is not ours.
@@ -461,7 +476,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       pollController = new AbortController();
       polling = true;
       let messages: Message[];
-      const pollStarted = performance.now();
+      const pollStarted = timers.now();
       try {
         messages = await group.consume({
           consumer,
@@ -483,7 +498,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       } finally {
         polling = false;
       }
-      if (messages.length > 0) pollMs = average(pollMs, performance.now() - pollStarted);
+      if (messages.length > 0) pollMs = average(pollMs, timers.now() - pollStarted);
       counters.fetched += messages.length;
       emit({ type: 'fetched', ids: messages.map((message) => message.id) });
       for (const message of messages) {
@@ -554,6 +569,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
         onExtended: (ids) => emit({ type: 'extended', ids }),
         onLost: markLost,
         onError: (error) => report(error, { during: 'extend' }),
+        timers,
       });
       emit({ type: 'ready', consumer, visibilityTimeoutMs, heartbeatMs });
       loop = pollLoop();

@@ -173,6 +173,26 @@ describe('tokens', () => {
     await expect(resolveTokens(' , ', 'production')).rejects.toThrow(/refusing to start/);
   });
 
+  it('refuses a token shorter than 16 characters in production, naming the entry and not the token', async () => {
+    const spec = 'admin:0123456789abcdef,consume:short-secret-1';
+    await expect(resolveTokens(spec, 'production')).rejects.toThrow(
+      'API_TOKENS entry 2 (consume) has a token shorter than 16 characters, which production mode refuses',
+    );
+    await expect(resolveTokens(spec, 'production')).rejects.not.toThrow(/short-secret-1/);
+    // Exactly 16 is enough; development takes any length.
+    expect((await resolveTokens('admin:0123456789abcdef', 'production')).tokens.size).toBe(1);
+    expect((await resolveTokens('consume:c1', 'development')).tokens.size).toBe(1);
+  });
+
+  it('uses the dev token it is given (one kept from an earlier run) instead of a new one', async () => {
+    const kept = 'dev-0123456789abcdefghijklmnopqrstuv';
+    const { tokens: set, devToken } = await resolveTokens('', 'development', kept);
+    expect(devToken).toBe(kept);
+    expect([...set.scopesOf(kept)]).toEqual(['admin']);
+    // A configured token wins over it.
+    expect((await resolveTokens('admin:mine', 'development', kept)).devToken).toBeUndefined();
+  });
+
   it('makes up an admin dev token in development mode', async () => {
     const { tokens: set, devToken } = await resolveTokens('', 'development');
     expect(devToken).toMatch(/^dev-[A-Za-z0-9_-]{32}$/);

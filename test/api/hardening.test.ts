@@ -14,7 +14,7 @@ import { createEngineClient } from '../../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../../lib/redis/upstash-client.ts';
 import { createHarness } from './support/harness.ts';
 
-const admin = { authorization: 'Bearer hard-admin', 'content-type': 'application/json' };
+const admin = { authorization: 'Bearer hard-admin-token-01', 'content-type': 'application/json' };
 
 interface Answer {
   status: number;
@@ -51,7 +51,7 @@ function slowSeam(inner: RedisClient, delayMs: number): RedisClient {
 async function serviceOn(redis: RedisClient, env: Record<string, string> = {}) {
   return buildService({
     redis,
-    settings: readSettings({ API_TOKENS: 'admin:hard-admin', ...env }, 'production'),
+    settings: readSettings({ API_TOKENS: 'admin:hard-admin-token-01', ...env }, 'production'),
   });
 }
 

@@ -65,6 +65,7 @@ describe('OpenAPI document', () => {
       '400',
       '401',
       '403',
+      '408',
       '409',
       '413',
       '415',
@@ -130,7 +131,34 @@ describe('OpenAPI document', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.text).toContain('<code>POST /v1/queues/{queue}/groups/{group}/consume</code>');
-    expect(res.text).toContain('#/components/schemas/ConsumeRequest');
     expect(res.text).toContain('href="/openapi.json"');
+  });
+
+  it('renders request and answer schemas on /docs, references spelled out, never a bare $ref', async () => {
+    const h = await createHarness();
+    const html = (await h.call('GET', '/docs', { token: null })).text;
+    expect(html).not.toContain('$ref');
+    const consume = html.slice(html.indexOf('<section id="consumeMessages">'));
+    const section = consume.slice(0, consume.indexOf('</section>'));
+    const text = section.replace(/<[^>]+>/g, '').replaceAll('&quot;', '"');
+    // The request body, with the bounds the validator enforces.
+    expect(text).toContain('Request body');
+    expect(text).toMatch(/ConsumeRequest \{\n\s+consumer: string \(matching \//);
+    expect(text).toContain('count?: integer 1..1000 = 10;');
+    expect(text).toContain('waitMs?: integer 0..20000 = 0;');
+    // The answer, its nested schema spelled out.
+    expect(text).toContain('200 Delivered messages');
+    expect(text).toMatch(/messages: \(Message \{\n\s+id: string;/);
+    expect(text).toContain('deliveries: integer;');
+    // Refusals listed once each, with the envelope linked.
+    for (const status of ['400', '401', '403', '404', '408', '409', '413', '415', '500', '503']) {
+      expect(text).toContain(`${status} `);
+    }
+    expect(section).toContain('href="#schema-Error"');
+    // Every component has its own entry to link to.
+    expect(html).toContain('<section id="schema-MessageList"><h3>MessageList</h3>');
+    expect(html.replace(/<[^>]+>/g, '')).toMatch(
+      /Every refusal is the error envelope: \{\n\s+error: \{\n\s+code: string/,
+    );
   });
 });

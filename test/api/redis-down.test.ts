@@ -23,9 +23,9 @@ describe('Redis unreachable', () => {
     const redis = createUpstashClient({ url: `http://127.0.0.1:${await closedPort()}`, token: 't' });
     const { app } = await buildService({
       redis,
-      settings: readSettings({ API_TOKENS: 'admin:down' }, 'production'),
+      settings: readSettings({ API_TOKENS: 'admin:down-admin-token-01' }, 'production'),
     });
-    const headers = { authorization: 'Bearer down', 'content-type': 'application/json' };
+    const headers = { authorization: 'Bearer down-admin-token-01', 'content-type': 'application/json' };
     const produce = await app.request('/v1/queues/q/messages', {
       method: 'POST',
       headers,

@@ -13,6 +13,8 @@ describe('readSettings', () => {
       keyPrefix: undefined,
       sweepTimeBudgetMs: 20_000,
       sweepRevisitMs: 300_000,
+      bodyTimeoutMs: 10_000,
+      corsOrigins: [],
     });
   });
 
@@ -34,6 +36,8 @@ describe('readSettings', () => {
         QUEUE_MAX_IN_FLIGHT: '10',
         QUEUE_KEY_PREFIX: 'staging',
         SWEEP_TIME_BUDGET_MS: '5000',
+        BODY_TIMEOUT_MS: '2500',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com',
       },
       'production',
     );
@@ -53,6 +57,8 @@ describe('readSettings', () => {
       keyPrefix: 'staging',
       sweepTimeBudgetMs: 5000,
       sweepRevisitMs: 120_000,
+      bodyTimeoutMs: 2500,
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
     });
   });
 
@@ -60,6 +66,44 @@ describe('readSettings', () => {
     expect(() => readSettings({ API_MODE: 'prod' }, 'production')).toThrow(/API_MODE/);
     expect(() => readSettings({ QUEUE_MAX_DELIVERIES: '3.5' }, 'production')).toThrow(/QUEUE_MAX_DELIVERIES/);
     expect(() => readSettings({ MAX_REQUEST_BYTES: '-1' }, 'production')).toThrow(/MAX_REQUEST_BYTES/);
+  });
+
+  it('refuses BODY_TIMEOUT_MS out of its bounds, naming it', () => {
+    expect(() => readSettings({ BODY_TIMEOUT_MS: '0' }, 'production')).toThrow(
+      'BODY_TIMEOUT_MS must be an integer from 1 to 600000',
+    );
+    expect(() => readSettings({ BODY_TIMEOUT_MS: '10s' }, 'production')).toThrow(/BODY_TIMEOUT_MS/);
+  });
+
+  it('takes CORS_ORIGINS "*" in development only', () => {
+    expect(readSettings({ CORS_ORIGINS: '*' }, 'development').corsOrigins).toEqual(['*']);
+    expect(() => readSettings({ CORS_ORIGINS: '*' }, 'production')).toThrow(
+      'CORS_ORIGINS entry 1 is "*", which production mode refuses: list the origins that may call the API',
+    );
+    expect(() =>
+      readSettings({ API_MODE: 'production', CORS_ORIGINS: 'https://a.example, *' }, 'development'),
+    ).toThrow(/CORS_ORIGINS entry 2 is "\*"/);
+  });
+
+  it('refuses a CORS_ORIGINS entry that is not an origin, by position and without its value', () => {
+    for (const bad of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'app.example.com',
+      'ftp://files.example.com',
+      'https://APP.example.com',
+      'https://app.example.com:443',
+      'null',
+    ]) {
+      let message = '';
+      try {
+        readSettings({ CORS_ORIGINS: `https://ok.example.com,${bad}` }, 'development');
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, bad).toMatch(/^CORS_ORIGINS entry 2 is not an origin/);
+      expect(message).not.toContain(bad);
+    }
   });
 
   it('treats empty strings as unset', () => {

@@ -4,7 +4,7 @@
  * its progress bar, and the API's error messages with exit code 1 (2 for wrong usage).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,7 +244,13 @@ describe('esq', () => {
     expect(letter).toMatchObject({ deadLetteredFrom: ids[0], reason: 'maxDeliveries' });
     expect(page.stderr).toContain(`more: esq dlq list ${queue} --cursor`);
     expect((await esq(['dlq', 'redrive', queue, letter.id])).stdout).toBe('redriven 1\n');
-    expect((await esq(['dlq', 'purge', queue])).stdout).toBe('purged 1\n');
+    const unconfirmed = await esq(['dlq', 'purge', queue]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain(
+      `esq: This deletes every dead letter of ${queue}: pass --yes to confirm (no terminal to ask on)`,
+    );
+    expect((await q.stats()).deadLetters).toBe(1);
+    expect((await esq(['dlq', 'purge', queue, '--yes'])).stdout).toBe('purged 1\n');
     expect((await esq(['dlq', 'list', queue])).stdout).toBe('no dead letters\n');
     const plain = await esq(['sweep']);
     expect(plain.stdout).toMatch(/^deadLettered\s+0$/m);
@@ -264,10 +270,17 @@ describe('esq', () => {
     const refused = await esq(['stats'], { env: { ESQ_TOKEN: 'wrong' } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('(UNAUTHORIZED, HTTP 401)');
+    const noToken = await esq(['stats'], { env: { ESQ_TOKEN: undefined } });
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toContain('(UNAUTHORIZED, HTTP 401)');
+    expect(noToken.stderr).toContain('hint: no token was given; set ESQ_TOKEN');
     const port = await freePort();
-    const down = await esq(['stats', '--url', `http://127.0.0.1:${port}`]);
+    const down = await esq(['produce', 'q', '1', '--url', `http://127.0.0.1:${port}`]);
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain('(NETWORK_ERROR)');
+    expect(down.stderr).toBe(
+      `esq: POST /v1/queues/q/messages failed: connection refused at 127.0.0.1:${port} (nothing was sent) (NETWORK_ERROR)\n` +
+        `  hint: is the service running at http://127.0.0.1:${port}? Pass --url or set ESQ_URL\n`,
+    );
   }, 60_000);
 
   it('exits 2 on wrong usage', async () => {
@@ -280,7 +293,126 @@ describe('esq', () => {
     expect(badJson.stderr).toContain('esq: the body is not JSON');
     expect((await esq(['produce', 'q', '1', '--bogus'])).code).toBe(2);
     expect((await esq(['consume', 'q'])).stderr).toContain('usage: esq consume <queue> <group>');
+    const badField = await esq(['queue', 'create', 'q', 'visibilityTimeout=5']);
+    expect(badField.code).toBe(2);
+    expect(badField.stderr).toContain(
+      '"visibilityTimeout=5" is not field=value with a config field: visibilityTimeoutMs,',
+    );
+    expect((await esq(['queue', 'create', 'q', 'maxDeliveries=0'])).stderr).toContain(
+      'esq: maxDeliveries must be an integer from 1 to 1000',
+    );
+    expect((await esq(['queue', 'config', 'q', 'retryBackoff=sometimes'])).stderr).toContain(
+      'esq: retryBackoff must be one of none, fixed, exponential',
+    );
+    expect((await esq(['pause', 'q', 'g', 'extra'])).stderr).toContain('unexpected argument "extra"');
+    expect((await esq(['queue', 'rename', 'q'])).stderr).toContain('unknown queue command "rename"');
   });
+
+  it('prints its version, and each command’s own help', async () => {
+    const root = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(await esq(['--version'], { env: { ESQ_URL: undefined } })).toMatchObject({
+      code: 0,
+      stdout: `esq ${root.version}\n`,
+    });
+    const produceHelp = await esq(['produce', '--help']);
+    expect(produceHelp.code).toBe(0);
+    expect(produceHelp.stdout).toMatch(/^esq produce <queue> \[<json-body>\] \[options\]\n/);
+    expect(produceHelp.stdout).not.toContain('dlq redrive');
+    const createHelp = await esq(['help', 'queue', 'create']);
+    expect(createHelp.stdout).toMatch(/^esq queue create <queue> \[field=value\]\.\.\. \[--json\]/);
+    expect(createHelp.stdout).toContain('Fields: visibilityTimeoutMs, maxDeliveries,');
+    expect((await esq(['queue', '--help'])).stdout).toContain('queue delete <queue> [--yes]');
+    expect((await esq(['group', 'delete', '-h'])).stdout).toContain(
+      'esq group delete <queue> <group> [--yes]',
+    );
+    expect((await esq(['help', 'frobnicate'])).code).toBe(2);
+  });
+
+  it('creates, configures, pauses, resumes and deletes queues and groups', async () => {
+    const queue = uniqueName('cli-admin');
+    const created = await esq(['queue', 'create', queue, 'visibilityTimeoutMs=60000']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(lines(created.stdout)[0]).toBe(`created queue ${queue}`);
+    expect(created.stdout).toMatch(/^visibilityTimeoutMs\s+60000$/m);
+    expect((await client.queue(queue).config()).visibilityTimeoutMs).toBe(60_000);
+    expect(lines((await esq(['queue', 'create', queue])).stdout)[0]).toBe(
+      `queue ${queue} already exists; nothing changed`,
+    );
+    const changed = await esq(['queue', 'config', queue, 'maxDeliveries=9', 'retryBackoff=fixed', '--json']);
+    expect(JSON.parse(changed.stdout)).toMatchObject({
+      visibilityTimeoutMs: 60_000,
+      maxDeliveries: 9,
+      retryBackoff: 'fixed',
+    });
+    expect((await esq(['queue', 'config', queue])).stdout).toMatch(/^maxDeliveries\s+9$/m);
+    const missing = await esq(['queue', 'config', `${queue}-none`, 'maxDeliveries=2']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`queue ${queue}-none does not exist; create it with esq queue create`);
+    expect((await client.queues()).some((s) => s.name === `${queue}-none`)).toBe(false);
+
+    expect((await esq(['group', 'create', queue, 'g'])).stdout).toBe(`created group g of ${queue}\n`);
+    expect((await esq(['group', 'create', queue, 'g'])).stdout).toBe(
+      `group g of ${queue} already exists; unchanged\n`,
+    );
+    expect((await esq(['pause', queue])).stdout).toBe(`paused queue ${queue}\n`);
+    expect((await client.queue(queue).stats()).paused).toBe(true);
+    expect((await esq(['resume', queue])).stdout).toBe(`resumed queue ${queue}\n`);
+    expect((await esq(['pause', queue, 'g'])).stdout).toBe(`paused group g of ${queue}\n`);
+    expect((await client.queue(queue).stats()).groups).toMatchObject([{ name: 'g', paused: true }]);
+    expect((await esq(['resume', queue, 'g'])).stdout).toBe(`resumed group g of ${queue}\n`);
+    expect((await client.queue(queue).stats()).groups).toMatchObject([{ name: 'g', paused: false }]);
+    const ghost = await esq(['pause', queue, 'ghost']);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toContain('(GROUP_NOT_FOUND, HTTP 404)');
+
+    const unconfirmed = await esq(['group', 'delete', queue, 'g']);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('pass --yes to confirm');
+    expect((await esq(['group', 'delete', queue, 'g', '--yes'])).stdout).toBe(
+      `deleted group g of ${queue}\n`,
+    );
+    expect((await esq(['group', 'delete', queue, 'g', '-y'])).stdout).toBe(
+      `group g of ${queue} did not exist\n`,
+    );
+    expect((await esq(['queue', 'delete', queue])).code).toBe(2);
+    expect((await client.queue(queue).stats()).name).toBe(queue);
+    expect((await esq(['queue', 'delete', queue, '--yes'])).stdout).toBe(`deleted queue ${queue}\n`);
+    expect((await esq(['queue', 'delete', queue, '--yes'])).stdout).toBe(`queue ${queue} did not exist\n`);
+  }, 60_000);
+
+  it('asks on a terminal before a delete, and deletes only on yes', async () => {
+    const queue = uniqueName('cli-tty');
+    await client.queue(queue).configure();
+    // script(1) gives esq a terminal (a pty) fed from our stdin.
+    const onTerminal = async (answer: string) => {
+      const command = [process.execPath, join(projectRoot, 'bin/esq.mjs'), 'queue', 'delete', queue]
+        .map((word) => `'${word}'`)
+        .join(' ');
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: projectRoot,
+        env: { ...process.env, ESQ_URL: url, ESQ_TOKEN: token },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Go ahead? [y/N]') && child.stdin!.writable) child.stdin!.end(`${answer}\n`);
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      return { code, output };
+    };
+    const no = await onTerminal('n');
+    expect(no.output).toContain(
+      `This deletes queue ${queue} with all its messages, groups and dead letters. Go ahead? [y/N]`,
+    );
+    expect(no.output).toContain('esq: cancelled; nothing was changed');
+    expect(no.code).toBe(1);
+    expect((await client.queue(queue).stats()).name).toBe(queue);
+    const yes = await onTerminal('y');
+    expect(yes.output).toContain(`deleted queue ${queue}`);
+    expect(yes.code).toBe(0);
+    expect(await client.queue(queue).delete()).toBe(false);
+  }, 60_000);
 
   it('takes --url and --token over ESQ_URL and ESQ_TOKEN', async () => {
     const ran = await esq(['stats', '--url', url, '--token', token], {

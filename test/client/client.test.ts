@@ -120,6 +120,78 @@ describe('groups and deliveries', () => {
   });
 });
 
+describe('pause, lookup and schedules', () => {
+  it('pauses and resumes a queue and a group: a paused one delivers nothing', async () => {
+    const q = service.client().queue(uniqueName('pause'));
+    const [id] = await q.produce([{ body: 'held' }]);
+    const g = q.group('g');
+    await g.create({ start: '0' });
+    expect(await q.pause()).toEqual({ queue: q.name, paused: true });
+    expect(await g.consume({ consumer: 'c' })).toEqual([]);
+    expect(await q.resume()).toEqual({ queue: q.name, paused: false });
+    expect(await g.pause()).toEqual({ queue: q.name, group: 'g', paused: true });
+    expect((await q.stats()).groups).toMatchObject([{ name: 'g', paused: true }]);
+    expect(await g.consume({ consumer: 'c' })).toEqual([]);
+    await g.resume();
+    expect((await g.consume({ consumer: 'c' })).map((m) => m.id)).toEqual([id]);
+  });
+
+  it('looks a message up by id with its state in each group', async () => {
+    const q = service.client().queue(uniqueName('lookup'));
+    const [id] = await q.produce([{ body: { n: 1 } }]);
+    await q.group('g').create({ start: '0' });
+    await q.group('g').consume({ consumer: 'c' });
+    const found = await q.message(id!);
+    expect(found).toMatchObject({ id, state: 'stream', body: { n: 1 }, deadLetters: [] });
+    expect(found.groups).toMatchObject([{ group: 'g', state: 'pending', consumer: 'c', deliveries: 1 }]);
+    const error = await q.message('1-1').catch((e: unknown) => e);
+    expect(isApiError(error, 'MESSAGE_NOT_FOUND')).toBe(true);
+  });
+
+  it('sets, lists and deletes a recurring schedule (false the second time)', async () => {
+    const q = service.client().queue(uniqueName('sched'));
+    await q.configure();
+    const set = await q.schedules.set('nightly', {
+      cron: '0 3 * * *',
+      message: { body: { report: 'daily' } },
+    });
+    expect(set).toMatchObject({
+      name: 'nightly',
+      cron: '0 3 * * *',
+      timezone: 'UTC',
+      message: { body: { report: 'daily' } },
+    });
+    expect(set.nextRunAt).toBeGreaterThan(Date.now());
+    expect((await q.schedules.list()).map((s) => s.name)).toEqual(['nightly']);
+    expect(await q.schedules.delete('nightly')).toBe(true);
+    expect(await q.schedules.delete('nightly')).toBe(false);
+    expect(await q.schedules.list()).toEqual([]);
+  });
+});
+
+describe('calls with no ids', () => {
+  it('answers ack, nack, extend and redrive of no ids without sending a request', async () => {
+    let requests = 0;
+    const client = service.client({
+      fetch: (input, init) => {
+        requests++;
+        return fetch(input, init);
+      },
+    });
+    const q = client.queue(uniqueName('empty'));
+    const g = q.group('never-created');
+    expect(await g.ack([])).toBe(0);
+    expect(await g.nack([], { delayMs: 10 })).toBe(0);
+    expect(await g.extend('c', [])).toEqual({ extended: [], lost: [] });
+    expect(await q.dlq.redrive([])).toBe(0);
+    expect(requests).toBe(0);
+    // A real id still goes out, and the missing queue says so.
+    const error = await g.ack(['1-0']).catch((e: unknown) => e);
+    expect(isApiError(error, 'QUEUE_NOT_FOUND')).toBe(true);
+    expect(requests).toBe(1);
+  });
+});
+
 describe('dead letters', () => {
   it('lists a page with a cursor, redrives by id and all, and purges', async () => {
     const q = service.client().queue(uniqueName('dlq'));

@@ -4,7 +4,6 @@
  * the service applied a call, and hangs. Safe calls are retried within the policy; a produce
  * without dedupIds is not retried once it may have been applied; a 400 is tried exactly once.
  */
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
 import { parseRetryAfter } from '../../lib/client/errors.ts';
@@ -13,6 +12,7 @@ import { backoffMs, DEFAULT_RETRY, type RetryPolicy } from '../../lib/client/ret
 import { createEngine } from '../../lib/engine/engine.ts';
 import { type RedisClient, RedisUnavailableError } from '../../lib/redis/client.ts';
 import { createEngineClient } from '../../lib/redis/engine-client.ts';
+import { freePort } from '../runtimes/support/processes.ts';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.ts';
 import { tokens, uniqueName } from './support/service.ts';
 
@@ -131,12 +131,7 @@ describe('network errors', () => {
   });
 
   it('retries a call to a port nothing listens on, then fails with NETWORK_ERROR', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     let retries = 0;
     const client = createQueueClient({
       url: `http://127.0.0.1:${port}`,
@@ -144,8 +139,44 @@ describe('network errors', () => {
       onRetry: () => retries++,
     });
     const error = await client.queues().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'NETWORK_ERROR', status: 0, attempts: 4, retryable: true });
+    expect(error).toMatchObject({
+      code: 'NETWORK_ERROR',
+      status: 0,
+      attempts: 4,
+      retryable: true,
+      mayHaveBeenApplied: false,
+      message: `GET /v1/queues failed: connection refused at 127.0.0.1:${port} (nothing was sent)`,
+    });
     expect(retries).toBe(3);
+  });
+
+  it('retries a produce without dedupIds after a refused connection (nothing was sent), and stops when shouldRetry says so', async () => {
+    const port = await freePort();
+    let retries = 0;
+    const retrying = createQueueClient({
+      url: `http://127.0.0.1:${port}`,
+      retry: { ...fast, attempts: 3 },
+      onRetry: () => retries++,
+    });
+    const error = await retrying
+      .queue('q')
+      .produce([{ body: 1 }])
+      .catch((e: unknown) => e as QueueApiError);
+    expect(error).toMatchObject({ code: 'NETWORK_ERROR', attempts: 3, mayHaveBeenApplied: false });
+    expect((error as QueueApiError).message).not.toContain('may have been applied');
+    expect(retries).toBe(2);
+    const asked: QueueApiError[] = [];
+    const once = createQueueClient({
+      url: `http://127.0.0.1:${port}`,
+      retry: fast,
+      shouldRetry: (e) => {
+        asked.push(e);
+        return false;
+      },
+    });
+    const first = await once.queues().catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: 'NETWORK_ERROR', attempts: 1 });
+    expect(asked).toEqual([first]);
   });
 
   it('times out a hanging call and retries it', async () => {

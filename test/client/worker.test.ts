@@ -1,9 +1,13 @@
 /**
- * The worker runtime against the real service over HTTP: the concurrency bound, batched acks,
- * the heartbeat keeping a long handler's lease, retry delays on a throw, a lost lease aborting the
- * handler (and no ack), the graceful stop (finish, ack, give back the unstarted, hold nothing),
- * the shutdown grace, the stop signal, and errors that end the worker without an unhandled
- * rejection.
+ * The worker runtime against the real service: the concurrency bound, batched acks, the heartbeat
+ * keeping a long handler's lease, retry delays on a throw, a lost lease aborting the handler (and
+ * no ack), the graceful stop (finish, ack, give back the unstarted, hold nothing), the shutdown
+ * grace, the stop signal, and errors that end the worker without an unhandled rejection.
+ *
+ * Time-driven behaviour runs on a manual clock shared by the worker (its `timers`) and the service
+ * (leases, long polls), the service in-process: a test advances the clock instead of sleeping, so
+ * a 1.5 s handler or a 200 ms grace costs no real time and holds on a loaded machine. The adaptive
+ * batch size, which measures real round trips, runs against the service over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,14 +20,17 @@ import {
   type WorkerEvent,
 } from '../../lib/client/index.ts';
 import { retryDelayFor } from '../../lib/client/retry-delay.ts';
+import { type ManualService, startManualService } from './support/manual-service.ts';
 import { startService, type TestService, uniqueName } from './support/service.ts';
 
 let service: TestService;
+let manual: ManualService;
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
   service = await startService();
+  manual = await startManualService();
 });
 afterAll(async () => {
   await service.close();
@@ -31,29 +38,28 @@ afterAll(async () => {
   expect(unhandled).toEqual([]);
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Advances the manual clock until `check` holds. */
+const until = (check: () => boolean | Promise<boolean>) => manual.timers.until(check);
+/** A wait on the manual clock (inside handlers). */
+const pause = (ms: number) => manual.timers.sleep(ms);
 
-/** Polls `check` until it is true; the only way to learn when another party got somewhere. */
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await pause(10);
-  }
-}
+/** Advances the manual clock until `promise` settles; its value, or its error thrown. */
+const settled = <T>(promise: Promise<T>) => manual.timers.run(promise);
 
 async function setup(
   prefix: string,
   bodies: MessageInput['body'][],
   config: { visibilityTimeoutMs?: number } = {},
 ) {
-  const q = service.client().queue(uniqueName(prefix));
+  const q = manual.client.queue(uniqueName(prefix));
   await q.configure(config);
   const ids = bodies.length === 0 ? [] : await q.produce(bodies.map((body) => ({ body })));
   const g = q.group('g');
   await g.create({ start: '0' });
   return { q, g, ids };
 }
+
+const timers = () => manual.timers;
 
 describe('running handlers', () => {
   it('runs at most `concurrency` handlers at once, each message once, and acks them in batches', async () => {
@@ -73,38 +79,21 @@ describe('running handlers', () => {
         handled.push(message.id);
         running--;
       },
-      { concurrency: 5, waitMs: 100, onEvent: (e) => e.type === 'acked' && acks.push(e.ids) },
+      {
+        concurrency: 5,
+        waitMs: 100,
+        timers: timers(),
+        onEvent: (e) => e.type === 'acked' && acks.push(e.ids),
+      },
     );
     await until(() => acks.flat().length === 60);
-    await worker.stop();
+    await settled(worker.stop());
     expect(most).toBe(5);
     expect(handled.sort()).toEqual([...ids].sort());
     expect(acks.flat().sort()).toEqual([...ids].sort());
     expect(acks.length).toBeLessThan(60);
     expect(await g.pending()).toMatchObject({ pending: 0 });
     expect(worker.stats()).toMatchObject({ succeeded: 60, acked: 60, failed: 0, held: 0, running: 0 });
-  });
-
-  it('asks for larger batches when handlers are quick, and stays at max(concurrency, 10) when they are slow', async () => {
-    const sizes = async (handlerMs: number, count: number) => {
-      const { g } = await setup(
-        `adaptive-${handlerMs}`,
-        Array.from({ length: count }, (_, i) => i),
-      );
-      const fetched: number[] = [];
-      const worker = g.work(() => (handlerMs === 0 ? undefined : pause(handlerMs)), {
-        waitMs: 100,
-        onEvent: (e) => e.type === 'fetched' && e.ids.length > 0 && fetched.push(e.ids.length),
-      });
-      await until(() => worker.stats().acked === count, 20_000);
-      await worker.stop();
-      return fetched;
-    };
-    const quick = await sizes(0, 400);
-    expect(Math.max(...quick)).toBeGreaterThan(10);
-    expect(Math.max(...quick)).toBeLessThanOrEqual(100);
-    const slow = await sizes(40, 30);
-    expect(Math.max(...slow)).toBeLessThanOrEqual(10);
   });
 
   it('keeps the lease of a handler that runs 2.5x the visibility timeout: no other consumer gets it', async () => {
@@ -116,24 +105,46 @@ describe('running handlers', () => {
         seen.push(message);
         await pause(1500);
       },
-      { onEvent: (e) => events.push(e), waitMs: 100 },
+      { onEvent: (e) => events.push(e), waitMs: 100, timers: timers() },
     );
     await until(() => seen.length === 1);
+    const started = manual.harness.clock.now();
     // Another consumer keeps asking the whole time the handler runs.
     const rival: Message[] = [];
-    while (!events.some((e) => e.type === 'acked')) {
-      rival.push(...(await g.consume({ consumer: 'rival', count: 10 })));
-      await pause(50);
-    }
-    await worker.stop();
+    let asked = 0;
+    const rivalry = (async () => {
+      while (!events.some((e) => e.type === 'acked')) {
+        rival.push(...(await g.consume({ consumer: 'rival', count: 10 })));
+        asked++;
+        await pause(50);
+      }
+    })();
+    await settled(rivalry);
+    expect(manual.harness.clock.now() - started).toBeGreaterThanOrEqual(1500);
+    await settled(worker.stop());
+    expect(asked).toBeGreaterThanOrEqual(25);
     expect(rival).toEqual([]);
+    expect(events.filter((e) => e.type === 'fetched' && e.ids.length > 0)).toHaveLength(1);
     expect(seen.map((m) => [m.id, m.deliveries])).toEqual([[ids[0], 1]]);
     expect(events.find((e) => e.type === 'ready')).toMatchObject({
       visibilityTimeoutMs: 600,
       heartbeatMs: 200,
     });
-    expect(events.filter((e) => e.type === 'extended').length).toBeGreaterThanOrEqual(3);
+    expect(events.filter((e) => e.type === 'extended').length).toBeGreaterThanOrEqual(7);
+    expect(events.find((e) => e.type === 'succeeded')).toMatchObject({ durationMs: 1500 });
     expect(await g.pending()).toMatchObject({ pending: 0 });
+  });
+
+  it('lets a lease lapse when it does not renew it: the control for the test above', async () => {
+    // The same handler on a worker told the visibility timeout is 10 minutes, so its heartbeat
+    // comes far too late: the lease lapses at 600 ms and the message is delivered again.
+    const { g, ids } = await setup('no-heartbeat', ['long'], { visibilityTimeoutMs: 600 });
+    const worker = g.work(() => pause(1500), { waitMs: 100, timers: timers(), visibilityTimeoutMs: 600_000 });
+    await until(() => worker.stats().started === 1);
+    expect(await g.pending({})).toMatchObject([{ id: ids[0], deliveries: 1 }]);
+    await manual.timers.advance(800);
+    expect(await g.pending({})).toMatchObject([{ id: ids[0], deliveries: 2 }]);
+    await settled(worker.stop());
   });
 
   it('nacks a throw with the delay the error names, else with 0, and reports it to onError', async () => {
@@ -149,6 +160,7 @@ describe('running handlers', () => {
       {
         concurrency: 2,
         waitMs: 100,
+        timers: timers(),
         onError: (error, context) =>
           errors.push({
             message: (error as Error).message,
@@ -158,7 +170,7 @@ describe('running handlers', () => {
       },
     );
     await until(() => worker.stats().acked === 1);
-    await worker.stop();
+    await settled(worker.stop());
     expect(deliveries.sort()).toEqual([
       ['again', 1],
       ['again', 2],
@@ -170,7 +182,7 @@ describe('running handlers', () => {
     ]);
     const [entry] = await g.pending({});
     expect(entry).toMatchObject({ id: ids[0], state: 'retrying' });
-    expect(entry!.eligibleAt).toBeGreaterThan(Date.now() + 55_000);
+    expect(entry!.eligibleAt).toBeGreaterThan(manual.harness.clock.now() + 55_000);
   });
 
   it('aborts the handler’s signal when its lease is lost, and neither acks nor nacks the message', async () => {
@@ -186,14 +198,15 @@ describe('running handlers', () => {
         reason = signal.reason;
         extendAfterLoss = await extend();
       },
-      { waitMs: 100 },
+      { waitMs: 100, timers: timers() },
     );
     await until(() => worker.stats().started === 1);
     // Another consumer takes it over, as it could after a missed heartbeat.
     const taken = await g.reclaim({ consumer: 'thief', minIdleMs: 0 });
     expect(taken.messages.map((m) => m.id)).toEqual(ids);
+    // The next heartbeat (a third of the visibility timeout) learns it is lost.
     await until(() => reason !== undefined);
-    await worker.stop();
+    await settled(worker.stop());
     expect(reason).toBeInstanceOf(LeaseLostError);
     expect(extendAfterLoss).toBe(false);
     expect(worker.stats()).toMatchObject({ lost: 1, acked: 0, nacked: 0, succeeded: 0 });
@@ -211,6 +224,7 @@ describe('running handlers', () => {
       },
       {
         waitMs: 100,
+        timers: timers(),
         retryDelayMs: () => {
           throw new Error('bad hook');
         },
@@ -218,7 +232,7 @@ describe('running handlers', () => {
       },
     );
     await until(() => worker.stats().acked === 1);
-    await worker.stop();
+    await settled(worker.stop());
     expect(deliveries).toEqual([1, 2]);
     expect(during.sort()).toEqual(['handler', 'hook']);
     expect(await g.pending()).toMatchObject({ pending: 0 });
@@ -230,6 +244,7 @@ describe('running handlers', () => {
     const during: string[] = [];
     const worker = g.work(() => undefined, {
       waitMs: 100,
+      timers: timers(),
       onEvent: () => {
         throw new Error('hook bug');
       },
@@ -238,7 +253,7 @@ describe('running handlers', () => {
       },
     });
     await until(() => worker.stats().acked === 3);
-    await worker.stop();
+    await settled(worker.stop());
     expect(during.length).toBeGreaterThan(0);
     expect(new Set(during)).toEqual(new Set(['hook']));
   });
@@ -256,17 +271,20 @@ describe('stopping', () => {
         await pause(300);
         finished.push(message.id);
       },
-      { concurrency: 2, batch: 10, waitMs: 100 },
+      { concurrency: 2, batch: 10, waitMs: 100, timers: timers() },
     );
     await until(() => worker.stats().running === 2 && worker.stats().held >= 10);
     const held = worker.stats().held;
-    await worker.stop();
+    const stopAsked = manual.harness.clock.now();
+    await settled(worker.stop());
+    // It waited for the running handlers (300 ms), not for a lease or the grace.
+    expect(manual.harness.clock.now() - stopAsked).toBeLessThan(400);
     const stats = worker.stats();
     expect(finished).toHaveLength(2);
     expect(stats).toMatchObject({ succeeded: 2, acked: 2, returned: held - 2, running: 0, held: 0 });
     const mine = await g.pending({ consumer: worker.consumer, count: 1000 });
     expect(mine).toHaveLength(held - 2);
-    const now = Date.now();
+    const now = manual.harness.clock.now();
     for (const entry of mine) {
       expect(entry.state).toBe('retrying');
       expect(entry.eligibleAt).toBeLessThanOrEqual(now);
@@ -276,9 +294,10 @@ describe('stopping', () => {
     expect(rest.map((m) => m.id).sort()).toEqual(ids.filter((id) => !finished.includes(id)).sort());
   });
 
-  it('aborts and nacks a handler that outruns the shutdown grace', async () => {
+  it('aborts and nacks a handler that outruns the shutdown grace, when the grace is over', async () => {
     const { g, ids } = await setup('grace', ['slow']);
     let reason: unknown;
+    let abortedAt: number | undefined;
     const events: WorkerEvent[] = [];
     const worker = g.work(
       async (_message, { signal }) => {
@@ -286,12 +305,16 @@ describe('stopping', () => {
           signal.addEventListener('abort', () => resolve(), { once: true }),
         );
         reason = signal.reason;
+        abortedAt = manual.harness.clock.now();
       },
-      { shutdownGraceMs: 200, waitMs: 100, onEvent: (e) => events.push(e) },
+      { shutdownGraceMs: 200, waitMs: 100, timers: timers(), onEvent: (e) => events.push(e) },
     );
     await until(() => worker.stats().running === 1);
-    await worker.stop();
+    const stopAsked = manual.harness.clock.now();
+    await settled(worker.stop());
     expect(reason).toBeInstanceOf(ShutdownError);
+    expect(abortedAt! - stopAsked).toBeGreaterThanOrEqual(200);
+    expect(abortedAt! - stopAsked).toBeLessThan(300);
     expect(events).toContainEqual({ type: 'nacked', ids, delayMs: 0, reason: 'abandoned' });
     const [entry] = await g.pending({ consumer: worker.consumer });
     expect(entry).toMatchObject({ id: ids[0], state: 'retrying' });
@@ -305,11 +328,12 @@ describe('stopping', () => {
     const worker = g.work((message) => void handled.push(message.body), {
       signal: controller.signal,
       waitMs: 5000,
+      timers: timers(),
     });
     await q.produce([{ body: 'one' }]);
     await until(() => worker.stats().acked === 1);
     controller.abort();
-    await expect(worker.done).resolves.toBeUndefined();
+    await expect(settled(worker.done)).resolves.toBeUndefined();
     expect(handled).toEqual(['one']);
   });
 
@@ -320,15 +344,19 @@ describe('stopping', () => {
     // (issue 18), which would then receive the message itself.
     expect((await g.consume({ consumer: 'other' })).map((m) => m.id)).toEqual([id]);
     const events: WorkerEvent[] = [];
-    const worker = g.work(() => undefined, { waitMs: 10_000, onEvent: (e) => events.push(e) });
+    const worker = g.work(() => undefined, {
+      waitMs: 10_000,
+      timers: timers(),
+      onEvent: (e) => events.push(e),
+    });
     await until(() => events.some((e) => e.type === 'ready'));
-    await pause(100);
+    await manual.timers.advance(100);
     // The worker's poll is waiting; a lease under its consumer name that it never received is
     // what an answer lost between the service and an aborted poll leaves behind. Taking it over
     // (XCLAIM) makes one without waking anyone.
     const stray = await g.reclaim({ consumer: worker.consumer, minIdleMs: 0 });
     expect(stray.messages.map((m) => m.id)).toEqual([id]);
-    await worker.stop();
+    await settled(worker.stop());
     expect(events).toContainEqual({ type: 'nacked', ids: [id], delayMs: 0, reason: 'orphaned' });
     expect(await g.pending({ consumer: worker.consumer })).toMatchObject([{ id, state: 'retrying' }]);
   });
@@ -336,36 +364,67 @@ describe('stopping', () => {
 
 describe('errors that end the worker', () => {
   it('rejects `done` with GROUP_NOT_FOUND for a group that does not exist, and nothing goes unhandled', async () => {
-    const q = service.client().queue(uniqueName('nogroup'));
+    const q = manual.client.queue(uniqueName('nogroup'));
     await q.configure();
     const stopped: WorkerEvent[] = [];
     const worker = q.group('ghost').work(() => undefined, {
+      timers: timers(),
       onEvent: (e) => e.type === 'stopped' && stopped.push(e),
       onError: () => undefined,
     });
     // Left unawaited while it fails: no unhandled rejection (checked after all tests).
     await until(() => stopped.length === 1);
-    await pause(50);
+    await manual.timers.advance(50);
     const error = await worker.done.catch((e: unknown) => e);
     expect(isApiError(error, 'GROUP_NOT_FOUND')).toBe(true);
     await expect(worker.stop()).resolves.toBeUndefined();
   });
 
   it('rejects `done` with QUEUE_NOT_FOUND when the queue config cannot be read', async () => {
-    const worker = service
-      .client()
+    const worker = manual.client
       .queue(uniqueName('noqueue'))
       .group('g')
-      .work(() => undefined);
-    const error = await worker.done.catch((e: unknown) => e);
+      .work(() => undefined, { timers: timers() });
+    const error = await settled(worker.done).catch((e: unknown) => e);
     expect(isApiError(error, 'QUEUE_NOT_FOUND')).toBe(true);
   });
 
   it('refuses options out of range at once', async () => {
-    const g = service.client().queue('any').group('g');
+    const g = manual.client.queue('any').group('g');
     expect(() => g.work(() => undefined, { concurrency: 0 })).toThrow(RangeError);
     expect(() => g.work(() => undefined, { batch: 1001 })).toThrow('batch must be an integer from 1 to 1000');
     expect(() => g.work(() => undefined, { waitMs: 20_001 })).toThrow(RangeError);
+  });
+});
+
+describe('over HTTP on real time', () => {
+  const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('asks for larger batches when handlers are quick, and stays at max(concurrency, 10) when they are slow', async () => {
+    // The batch adapts to measured round trips and handler times: real ones, over real HTTP.
+    const sizes = async (handlerMs: number, count: number) => {
+      const q = service.client().queue(uniqueName(`adaptive-${handlerMs}`));
+      await q.produce(Array.from({ length: count }, (_, i) => ({ body: i })));
+      const g = q.group('g');
+      await g.create({ start: '0' });
+      const fetched: number[] = [];
+      const worker = g.work(() => (handlerMs === 0 ? undefined : realPause(handlerMs)), {
+        waitMs: 100,
+        onEvent: (e) => e.type === 'fetched' && e.ids.length > 0 && fetched.push(e.ids.length),
+      });
+      const deadline = Date.now() + 20_000;
+      while (worker.stats().acked < count) {
+        if (Date.now() > deadline) throw new Error(`acked ${worker.stats().acked} of ${count}`);
+        await realPause(10);
+      }
+      await worker.stop();
+      return fetched;
+    };
+    const quick = await sizes(0, 400);
+    expect(Math.max(...quick)).toBeGreaterThan(10);
+    expect(Math.max(...quick)).toBeLessThanOrEqual(100);
+    const slow = await sizes(40, 30);
+    expect(Math.max(...slow)).toBeLessThanOrEqual(10);
   });
 });
 

@@ -6,9 +6,14 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
 import { checkContract, type Tokens } from './support/contract.ts';
 
-const tokens: Tokens = { admin: 'contract-admin', produce: 'contract-produce', consume: 'contract-consume' };
+const tokens: Tokens = {
+  admin: 'contract-admin-token',
+  produce: 'contract-produce-token',
+  consume: 'contract-consume-token',
+};
 let server: ApiServer;
 
 beforeAll(async () => {
@@ -18,6 +23,7 @@ beforeAll(async () => {
       API_TOKENS: `admin:${tokens.admin},produce:${tokens.produce},consume:${tokens.consume}`,
       API_MODE: 'production',
     },
+    engine: createEngine(),
     sweepIntervalMs: 0,
   });
 });

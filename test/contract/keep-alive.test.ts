@@ -7,9 +7,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
 
-const admin = 'keepalive-admin';
-const consume = 'keepalive-consume';
+const admin = 'keepalive-admin-token';
+const consume = 'keepalive-consume-token';
 let server: ApiServer;
 /** The same service with a 512-byte request limit, so that every body size meets the 413. */
 let small: ApiServer;
@@ -21,8 +22,13 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 
 beforeAll(async () => {
-  server = await startApiServer({ port: 0, env: env(), sweepIntervalMs: 0 });
-  small = await startApiServer({ port: 0, env: env({ MAX_REQUEST_BYTES: '512' }), sweepIntervalMs: 0 });
+  server = await startApiServer({ port: 0, env: env(), engine: createEngine(), sweepIntervalMs: 0 });
+  small = await startApiServer({
+    port: 0,
+    env: env({ MAX_REQUEST_BYTES: '512' }),
+    engine: createEngine(),
+    sweepIntervalMs: 0,
+  });
 });
 
 afterAll(async () => {

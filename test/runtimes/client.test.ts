@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
 import { createQueueClient } from '../../lib/client/index.ts';
 import type { RoundTrip } from './support/client-round-trip.ts';
-import { type Child, freePort, projectRoot, startChild } from './support/processes.ts';
+import { type Child, projectRoot, startChild } from './support/processes.ts';
+import { startWranglerDev } from './support/wrangler-dev.ts';
 
 const token = 'runtime-client-token';
 let server: ApiServer;
@@ -54,47 +55,18 @@ describe('lib/client under workerd', () => {
         'compatibility_date = "2025-06-01"',
       ].join('\n'),
     );
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    worker = startChild(
-      process.execPath,
-      [
-        join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
-        'dev',
-        '--config',
-        config,
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--inspector-port',
-        String(await freePort()),
-        '--test-scheduled',
-        '--persist-to',
-        join(dir, 'state'),
-        '--var',
-        `ESQ_URL:${server.url}`,
-        '--var',
-        `ESQ_TOKEN:${token}`,
-        '--var',
-        `ESQ_DRAIN_QUEUE:${drainQueue}`,
-        '--show-interactive-dev-session=false',
-        '--log-level',
-        'log',
-      ],
-      { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-    );
     // Any answer means workerd serves the script (the root path is a 404 by design).
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/`, { signal: AbortSignal.timeout(2000) })).status === 404) break;
-      } catch {
-        // Not listening yet.
-      }
-      if (Date.now() > deadline) throw new Error(`wrangler dev did not start:\n${worker.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const started = await startWranglerDev({
+      config,
+      vars: { ESQ_URL: server.url, ESQ_TOKEN: token, ESQ_DRAIN_QUEUE: drainQueue },
+      dir,
+      readyPath: '/',
+      ready: (res) => res.status === 404,
+      testScheduled: true,
+      logLevel: 'log',
+    });
+    worker = started.child;
+    base = started.base;
   }, 120_000);
 
   afterAll(async () => {

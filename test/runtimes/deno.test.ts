@@ -15,6 +15,12 @@ import {
   plantPoison,
   produceConsumeAck,
 } from './support/scenario.ts';
+import {
+  consumeAndReset,
+  expectGivenBack,
+  expectKeptWhenTaken,
+  fillWithLargeMessages,
+} from './support/undelivered.ts';
 
 const deno = join(projectRoot, 'node_modules/deno/deno');
 const token = 'deno-admin-token';
@@ -57,6 +63,18 @@ describe('Deno entry under deno', () => {
   it('serves the dashboard page and its assets without a token', async () => {
     await expectDashboardServed(base);
   });
+
+  it('gives back at once what a consume answer leased when the client resets mid-answer', async () => {
+    const ids = await fillWithLargeMessages(base, token, 'deno-reset', 'g', 30);
+    const read = await consumeAndReset(base, token, 'deno-reset', 'g');
+    expect(read).toBeLessThan(30 * 250 * 1024);
+    await expectGivenBack(base, token, 'deno-reset', 'g', ids);
+  }, 60_000);
+
+  it('keeps the leases of a large consume answer read whole', async () => {
+    const ids = await fillWithLargeMessages(base, token, 'deno-whole', 'g', 30);
+    await expectKeptWhenTaken(base, token, 'deno-whole', 'g', ids);
+  }, 60_000);
 
   it('dead-letters a poison message when POST /v1/sweep runs the sweep', async () => {
     const id = await plantPoison(base, token, 'deno-poison');

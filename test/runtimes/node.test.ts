@@ -6,18 +6,24 @@
  * UPSTASH_REDIS_REST_URL set: the same cycle through that REST endpoint (the engine's front);
  * with REDIS_URL, on the real redis-server over TCP; with REDIS_CLUSTER_NODES, on a 3-master
  * Redis Cluster this file starts. And the refusals: conflicting Redis settings, production
- * without tokens.
+ * without tokens. The development token stays the same across restarts on one data directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { bundleForNode, nodeBundle } from '../../scripts/build-node.ts';
-import { REDIS_URL, redisAvailable } from '../support/redis.ts';
+import { keysUnder, REDIS_URL, redisAvailable } from '../support/redis.ts';
 import { clusterToolsAvailable, startCluster, type TestCluster } from '../support/redis-cluster.ts';
-import { api, type Child, freePort, startChild, waitForReady } from './support/processes.ts';
+import {
+  api,
+  type Child,
+  expectRefusedStart,
+  freePort,
+  startChild,
+  waitForReady,
+} from './support/processes.ts';
 import {
   expectDashboardServed,
   expectDeadLettered,
@@ -38,6 +44,10 @@ function npmStart(env: Record<string, string | undefined>): Child {
     REDIS_CLUSTER_NODES: undefined,
     ENGINE_DATA_FILE: undefined,
     NODE_ENV: undefined,
+    API_MODE: undefined,
+    HOST: undefined,
+    ALLOW_LOCAL_ENGINE: undefined,
+    CORS_ORIGINS: undefined,
     ...env,
   });
 }
@@ -78,9 +88,11 @@ describe('npm start on the local engine', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints the URL, the data file, a dev token and a curl example that uses both', () => {
+  it('prints the URL, the dashboard, the data file, a dev token and a curl example that uses both', () => {
     const output = server!.output();
     expect(output).toContain(`listening on ${base} (development mode, the in-process local engine)`);
+    expect(output).toContain(`dashboard: ${base}/dashboard`);
+    expect(output).toContain(`docs:      ${base}/docs`);
     expect(output).toContain(`data file: ${join(dir, 'engine.log')} (0 records replayed)`);
     expect(token).toMatch(/^dev-/);
     expect(output).toContain(
@@ -101,6 +113,31 @@ describe('npm start on the local engine', () => {
     expect(await awaitDeadLetter(base, token, 'node-poison')).toEqual([id]);
     await expectDeadLettered(base, token, 'node-poison', id);
   });
+
+  it('keeps the dev token across a restart on the same data directory, in an owner-only file', async () => {
+    const port = await freePort();
+    const env = { SWEEP_INTERVAL_MS: '0', ENGINE_DATA_FILE: join(dir, 'token-run', 'engine.log') };
+    const tokens: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      const child = npmStart({ ...env, PORT: String(port) });
+      try {
+        await waitForReady(`http://127.0.0.1:${port}/healthz`, child, 60_000);
+        const printed = /dev token: (dev-[A-Za-z0-9_-]+)/.exec(child.output())?.[1] ?? '';
+        expect(child.output()).toContain(`kept in ${join(dir, 'token-run', 'dev-token')}`);
+        const listed = await api(`http://127.0.0.1:${port}`, printed, 'GET', '/v1/queues');
+        expect(listed.status).toBe(200);
+        tokens.push(printed);
+      } finally {
+        await child.kill();
+      }
+    }
+    expect(tokens[0]).toMatch(/^dev-[A-Za-z0-9_-]{32}$/);
+    expect(tokens[1]).toBe(tokens[0]);
+    const { mode } = await stat(join(dir, 'token-run', 'dev-token'));
+    expect(mode & 0o777).toBe(0o600);
+    // Another data directory, another token.
+    expect(token).not.toBe(tokens[0]);
+  }, 150_000);
 
   it('keeps queues and messages in the data file across a restart', async () => {
     const dataFile = join(dir, 'restart.log');
@@ -205,10 +242,7 @@ describe.skipIf(!redisAvailable)('npm start with REDIS_URL', () => {
 
   afterAll(async () => {
     await server?.kill();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await keysUnder(prefix, true);
   });
 
   it('says it uses that Redis with the password masked', () => {
@@ -286,14 +320,11 @@ describe('npm start refusing a bad configuration', () => {
       REDIS_CLUSTER_NODES: '127.0.0.1:7000',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('REDIS_CLUSTER_NODES and REDIS_URL are both set');
-      expect(refused.output()).not.toContain('conflict-secret');
-      expect(refused.output()).not.toContain('7000');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(
+      refused,
+      ['REDIS_CLUSTER_NODES and REDIS_URL are both set'],
+      ['conflict-secret', '7000'],
+    );
   }, 60_000);
 
   it('refuses a REDIS_URL that is not redis:// or rediss://', async () => {
@@ -302,13 +333,7 @@ describe('npm start refusing a bad configuration', () => {
       REDIS_URL: 'http://user:pw-secret@example.invalid',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('REDIS_URL must be a redis:// or rediss:// URL');
-      expect(refused.output()).not.toContain('pw-secret');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['REDIS_URL must be a redis:// or rediss:// URL'], ['pw-secret']);
   }, 60_000);
 
   it('never repeats API_TOKENS on stderr when an entry has no scope', async () => {
@@ -317,13 +342,7 @@ describe('npm start refusing a bad configuration', () => {
       API_TOKENS: 'TopSecretToken123',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('API_TOKENS entry 1 has no scope');
-      expect(refused.output()).not.toContain('TopSecretToken123');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['API_TOKENS entry 1 has no scope'], ['TopSecretToken123']);
   }, 60_000);
 
   it('refuses a token with a space, which no Bearer header can carry', async () => {
@@ -332,28 +351,20 @@ describe('npm start refusing a bad configuration', () => {
       API_TOKENS: 'admin:has space',
       ENGINE_DATA_FILE: '',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('API_TOKENS entry 1 (admin) has a token with a space');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, ['API_TOKENS entry 1 (admin) has a token with a space']);
   }, 60_000);
 
   it('stops at start when Redis refuses its credentials, and says so without the token', async () => {
     const engine = await startEngineServer({ port: 0, token: 'engine-token' });
-    const refused = npmStart({
-      PORT: String(await freePort()),
-      API_TOKENS: 'admin:t',
-      UPSTASH_REDIS_REST_URL: engine.url,
-      UPSTASH_REDIS_REST_TOKEN: 'wrong-engine-token',
-    });
     try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('Redis refused the service credentials');
-      expect(refused.output()).not.toContain('wrong-engine-token');
+      const refused = npmStart({
+        PORT: String(await freePort()),
+        API_TOKENS: 'admin:t',
+        UPSTASH_REDIS_REST_URL: engine.url,
+        UPSTASH_REDIS_REST_TOKEN: 'wrong-engine-token',
+      });
+      await expectRefusedStart(refused, ['Redis refused the service credentials'], ['wrong-engine-token']);
     } finally {
-      await refused.kill();
       await engine.close();
     }
   }, 60_000);
@@ -361,16 +372,28 @@ describe('npm start refusing a bad configuration', () => {
 
 describe('npm start in production mode', () => {
   it('refuses to start without API_TOKENS', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'npm-start-prod-'));
+    try {
+      const refused = npmStart({
+        PORT: String(await freePort()),
+        NODE_ENV: 'production',
+        ALLOW_LOCAL_ENGINE: '1',
+        ENGINE_DATA_FILE: join(dir, 'engine.log'),
+      });
+      await expectRefusedStart(refused, ['refusing to start an open queue in production mode']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('refuses to start on the local engine unless told to, naming the variables', async () => {
     const refused = npmStart({
       PORT: String(await freePort()),
       NODE_ENV: 'production',
-      ENGINE_DATA_FILE: '',
+      API_TOKENS: 'admin:node-production-token-1',
     });
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('refusing to start an open queue in production mode');
-    } finally {
-      await refused.kill();
-    }
+    await expectRefusedStart(refused, [
+      'Production mode (API_MODE or NODE_ENV=production) needs a Redis: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL, or REDIS_CLUSTER_NODES',
+    ]);
   }, 60_000);
 });

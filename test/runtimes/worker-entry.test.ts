@@ -1,7 +1,8 @@
 /**
  * The Worker module's own logic in-process (the workerd smoke test covers the real runtime):
- * refusing to serve without tokens or Redis settings, serving once configured, and the
- * scheduled handler handing the sweep to waitUntil.
+ * refusing to serve without tokens or Redis settings or with a short token, serving once
+ * configured (CORS_ORIGINS from its vars), and the scheduled handler handing the sweep to
+ * waitUntil.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
@@ -74,14 +75,38 @@ describe('functions/worker.ts', () => {
     );
   });
 
-  it('serves once configured and sweeps on schedule through waitUntil', async () => {
+  it('refuses a token shorter than 16 characters', async () => {
     const env = {
       UPSTASH_REDIS_REST_URL: engine.url,
       UPSTASH_REDIS_REST_TOKEN: engine.token,
       API_TOKENS: 'admin:t',
     };
+    const res = await worker.fetch(new Request('http://w/healthz'), env, ctx());
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      'Service not started: API_TOKENS entry 1 (admin) has a token shorter than 16 characters, which production mode refuses (make one with: openssl rand -base64 24)',
+    );
+  });
+
+  it('serves once configured and sweeps on schedule through waitUntil', async () => {
+    const env = {
+      UPSTASH_REDIS_REST_URL: engine.url,
+      UPSTASH_REDIS_REST_TOKEN: engine.token,
+      API_TOKENS: 'admin:entry-admin-token-01',
+      CORS_ORIGINS: 'https://app.example.com',
+    };
     const health = await worker.fetch(new Request('http://w/healthz'), env, ctx());
     expect(health.status).toBe(200);
+    const preflight = await worker.fetch(
+      new Request('http://w/v1/queues/q/messages', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      }),
+      env,
+      ctx(),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     const context = ctx();
     await worker.scheduled({ scheduledTime: Date.now(), cron: '* * * * *' }, env, context);
     expect(context.waited).toHaveLength(1);

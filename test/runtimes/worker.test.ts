@@ -3,13 +3,13 @@
  * REST front: produce → consume → ack, and the cron's scheduled handler dead-lettering a poison
  * message when /__scheduled is visited.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
 import { checkContract } from '../contract/support/contract.ts';
-import { api, type Child, freePort, projectRoot, startChild } from './support/processes.ts';
+import { api, type Child } from './support/processes.ts';
 import {
   expectDashboardServed,
   expectDeadLettered,
@@ -17,6 +17,7 @@ import {
   plantPoison,
   produceConsumeAck,
 } from './support/scenario.ts';
+import { startWranglerDev } from './support/wrangler-dev.ts';
 
 const token = 'worker-admin-token';
 let engine: EngineServer;
@@ -24,74 +25,22 @@ let worker: Child | undefined;
 let base: string;
 let dir: string;
 
-/** `wrangler dev` on the Worker with these variables; resolves once /healthz answers at all. */
-async function startWorker(
+/** `wrangler dev` on the Worker with these variables (NAME=value); resolves once /healthz answers as `ready` says. */
+function startWorker(
   vars: string[],
   ready: (res: Response) => boolean,
   logLevel = 'warn',
 ): Promise<{ child: Child; base: string }> {
-  const envFile = join(dir, `worker-${Math.random().toString(36).slice(2)}.env`);
-  await writeFile(envFile, vars.join('\n'));
-  // freePort's port can be taken by another process before workerd binds it: then try new ports.
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const inspector = await freePort();
-    const child = startChild(
-      process.execPath,
-      [
-        join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
-        'dev',
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--inspector-port',
-        String(inspector),
-        '--test-scheduled',
-        '--env-file',
-        envFile,
-        '--persist-to',
-        join(dir, `state-${port}`),
-        '--show-interactive-dev-session=false',
-        '--log-level',
-        logLevel,
-      ],
-      // No network here: skip the Request.cf download, telemetry and update checks.
-      { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-    );
-    const base = `http://127.0.0.1:${port}`;
-    try {
-      await waitFor(`${base}/healthz`, child, ready, 90_000);
-      return { child, base };
-    } catch (error) {
-      await child.kill();
-      if (attempt < 3 && PORT_TAKEN.test(child.output())) continue;
-      throw error;
-    }
-  }
-}
-
-/** What wrangler prints when its port was taken meanwhile; it then never answers. */
-const PORT_TAKEN = /Address already in use/;
-
-/** Like waitForReady, for an answer other than 200 (a Worker that refuses to start still answers). */
-async function waitFor(
-  url: string,
-  child: Child,
-  ready: (res: Response) => boolean,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if (ready(await fetch(url, { signal: AbortSignal.timeout(2000) }))) return;
-    } catch {
-      // Not listening yet.
-    }
-    if (PORT_TAKEN.test(child.output())) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${child.output()}`);
+  return startWranglerDev({
+    vars: Object.fromEntries(
+      vars.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    ),
+    dir,
+    readyPath: '/healthz',
+    ready,
+    testScheduled: true,
+    logLevel,
+  });
 }
 
 beforeAll(async () => {
@@ -101,7 +50,7 @@ beforeAll(async () => {
     [
       `UPSTASH_REDIS_REST_URL=${engine.url}`,
       `UPSTASH_REDIS_REST_TOKEN=${engine.token}`,
-      `API_TOKENS=admin:${token},produce:worker-produce,consume:worker-consume`,
+      `API_TOKENS=admin:${token},produce:worker-produce-token,consume:worker-consume-token`,
     ],
     (res) => res.status === 200,
   );
@@ -175,7 +124,7 @@ describe('Workers entry under workerd', () => {
   it('answers generated requests as its OpenAPI document says (a shorter contract run)', async () => {
     const report = await checkContract({
       base,
-      tokens: { admin: token, produce: 'worker-produce', consume: 'worker-consume' },
+      tokens: { admin: token, produce: 'worker-produce-token', consume: 'worker-consume-token' },
       runs: Number(process.env.CONTRACT_WORKER_RUNS ?? 300),
       budgetMs: 10_000,
     });

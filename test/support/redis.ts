@@ -34,3 +34,15 @@ if (!available) {
 
 /** True when a real Redis answers at REDIS_URL. */
 export const redisAvailable = available;
+
+/** The keys under `prefix` (a test's QUEUE_KEY_PREFIX) on the Redis at REDIS_URL; with `remove`, deleted. */
+export async function keysUnder(prefix: string, remove = false): Promise<string[]> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (remove && keys.length > 0) await redis.del(...keys);
+    return keys;
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { waitUntilNonEmpty } from '../long-poll.ts';
+import { operations } from '../operations.ts';
 import {
   AckBody,
   AckResult,
@@ -31,7 +32,6 @@ import {
 } from './shared.ts';
 
 const tags = ['deliveries'];
-const base = '/v1/queues/{queue}/groups/{group}';
 const common = {
   tags,
   security: bearerSecurity,
@@ -40,8 +40,7 @@ const common = {
 
 const consume = createRoute({
   ...common,
-  method: 'post',
-  path: `${base}/consume`,
+  ...operations.consumeMessages,
   operationId: 'consumeMessages',
   summary: 'Receive up to `count` messages, waiting up to `waitMs` for the first (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ConsumeBody) },
@@ -53,8 +52,7 @@ const consume = createRoute({
 
 const ack = createRoute({
   ...common,
-  method: 'post',
-  path: `${base}/ack`,
+  ...operations.ackMessages,
   operationId: 'ackMessages',
   summary: 'Acknowledge messages; unknown or already acked ids are not an error (scope: consume)',
   request: { params: GroupParams, body: jsonBody(AckBody) },
@@ -63,8 +61,7 @@ const ack = createRoute({
 
 const nack = createRoute({
   ...common,
-  method: 'post',
-  path: `${base}/nack`,
+  ...operations.nackMessages,
   operationId: 'nackMessages',
   summary: 'Give messages back for redelivery after `delayMs` (scope: consume)',
   request: { params: GroupParams, body: jsonBody(NackBody) },
@@ -73,8 +70,7 @@ const nack = createRoute({
 
 const extend = createRoute({
   ...common,
-  method: 'post',
-  path: `${base}/extend`,
+  ...operations.extendLeases,
   operationId: 'extendLeases',
   summary: 'Renew the lease of messages this consumer still holds (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ExtendBody) },
@@ -86,8 +82,7 @@ const extend = createRoute({
 
 const reclaim = createRoute({
   ...common,
-  method: 'post',
-  path: `${base}/reclaim`,
+  ...operations.reclaimMessages,
   operationId: 'reclaimMessages',
   summary: 'Take over messages idle for at least `minIdleMs` (XAUTOCLAIM) (scope: consume)',
   request: { params: GroupParams, body: jsonBody(ReclaimBody) },
@@ -99,8 +94,7 @@ const reclaim = createRoute({
 
 const pending = createRoute({
   ...common,
-  method: 'get',
-  path: `${base}/pending`,
+  ...operations.getPending,
   operationId: 'getPending',
   summary: 'The summary; with any of start, end, count, consumer, minIdleMs the entries (scope: consume)',
   request: { params: GroupParams, query: PendingQuery },
@@ -157,7 +151,10 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
       return json(c, { messages: [] }, 200);
     }
     try {
-      return json(c, { messages }, 200);
+      const answer = json(c, { messages }, 200);
+      // An answer the entry point fails to write gives its messages back (lib/api/undelivered.ts).
+      if (messages.length > 0) c.set('giveBack', giveBack);
+      return answer;
     } catch (error) {
       await giveBack();
       throw error;

@@ -2,6 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import {
   DeadLetterList,
   DlqQuery,
@@ -29,8 +30,7 @@ const common = {
 
 const list = createRoute({
   ...common,
-  method: 'get',
-  path: '/v1/queues/{queue}/dlq',
+  ...operations.listDeadLetters,
   operationId: 'listDeadLetters',
   summary: 'Dead letters, oldest first; pass `cursor` back for the next page (scope: admin)',
   request: { params: QueueParams, query: DlqQuery },
@@ -39,8 +39,7 @@ const list = createRoute({
 
 const redrive = createRoute({
   ...common,
-  method: 'post',
-  path: '/v1/queues/{queue}/dlq/redrive',
+  ...operations.redriveDeadLetters,
   operationId: 'redriveDeadLetters',
   summary: 'Put dead letters back into the queue as new messages (scope: admin)',
   request: { params: QueueParams, body: jsonBody(RedriveBody) },
@@ -49,8 +48,7 @@ const redrive = createRoute({
 
 const purge = createRoute({
   ...common,
-  method: 'delete',
-  path: '/v1/queues/{queue}/dlq',
+  ...operations.purgeDeadLetters,
   operationId: 'purgeDeadLetters',
   summary: 'Delete every dead letter of the queue (scope: admin)',
   request: { params: QueueParams },

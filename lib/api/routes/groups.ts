@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import { Deleted, GroupCreateBody, GroupCreated, GroupParams } from '../schemas.ts';
 import {
   bearerSecurity,
@@ -18,8 +19,7 @@ import {
 const tags = ['groups'];
 
 const putGroup = createRoute({
-  method: 'put',
-  path: '/v1/queues/{queue}/groups/{group}',
+  ...operations.createGroup,
   operationId: 'createGroup',
   tags,
   summary: 'Create a consumer group; an existing group is left unchanged (scope: admin)',
@@ -34,8 +34,7 @@ const putGroup = createRoute({
 });
 
 const deleteGroup = createRoute({
-  method: 'delete',
-  path: '/v1/queues/{queue}/groups/{group}',
+  ...operations.deleteGroup,
   operationId: 'deleteGroup',
   tags,
   summary: 'Delete a consumer group and its pending entries (scope: admin)',

@@ -4,6 +4,7 @@ import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import type { MessageInput } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import {
   BrowseQuery,
   MessageList,
@@ -27,8 +28,7 @@ import {
 const tags = ['messages'];
 
 const produce = createRoute({
-  method: 'post',
-  path: '/v1/queues/{queue}/messages',
+  ...operations.produceMessages,
   operationId: 'produceMessages',
   tags,
   summary: 'Produce 1-1000 messages; registers the queue with default config if new (scope: produce)',
@@ -39,8 +39,7 @@ const produce = createRoute({
 });
 
 const browse = createRoute({
-  method: 'get',
-  path: '/v1/queues/{queue}/messages',
+  ...operations.browseMessages,
   operationId: 'browseMessages',
   tags,
   summary: 'Browse the stream between two ids (scope: admin)',
@@ -51,8 +50,7 @@ const browse = createRoute({
 });
 
 const getMessage = createRoute({
-  method: 'get',
-  path: '/v1/queues/{queue}/messages/{id}',
+  ...operations.getMessage,
   operationId: 'getMessage',
   tags,
   summary:

@@ -2,11 +2,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import { GroupParams, GroupPaused, QueueParams, QueuePaused } from '../schemas.ts';
 import { bearerSecurity, errorResponses, jsonContent, requireScope, WITH_BODY } from './shared.ts';
 
 const common = {
-  method: 'post' as const,
   tags: ['queues'],
   security: bearerSecurity,
   middleware: [requireScope(Scope.admin)],
@@ -17,7 +17,7 @@ const WHILE_PAUSED =
 
 const pauseQueue = createRoute({
   ...common,
-  path: '/v1/queues/{queue}/pause',
+  ...operations.pauseQueue,
   operationId: 'pauseQueue',
   summary: 'Pause delivery of the queue to every group (scope: admin)',
   description: WHILE_PAUSED,
@@ -27,7 +27,7 @@ const pauseQueue = createRoute({
 
 const resumeQueue = createRoute({
   ...common,
-  path: '/v1/queues/{queue}/resume',
+  ...operations.resumeQueue,
   operationId: 'resumeQueue',
   summary: 'Resume delivery of a paused queue (scope: admin)',
   request: { params: QueueParams },
@@ -39,7 +39,7 @@ const resumeQueue = createRoute({
 
 const pauseGroup = createRoute({
   ...common,
-  path: '/v1/queues/{queue}/groups/{group}/pause',
+  ...operations.pauseGroup,
   operationId: 'pauseGroup',
   summary: 'Pause delivery to one group; other groups go on (scope: admin)',
   description: WHILE_PAUSED,
@@ -49,7 +49,7 @@ const pauseGroup = createRoute({
 
 const resumeGroup = createRoute({
   ...common,
-  path: '/v1/queues/{queue}/groups/{group}/resume',
+  ...operations.resumeGroup,
   operationId: 'resumeGroup',
   summary: 'Resume delivery to a paused group (scope: admin)',
   request: { params: GroupParams },

@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import {
   Deleted,
   QueueConfigPatch,
@@ -27,8 +28,7 @@ import {
 const tags = ['queues'];
 
 const putQueue = createRoute({
-  method: 'put',
-  path: '/v1/queues/{queue}',
+  ...operations.configureQueue,
   operationId: 'configureQueue',
   tags,
   summary: 'Create a queue or update its config (scope: admin)',
@@ -42,8 +42,7 @@ const putQueue = createRoute({
 });
 
 const listQueues = createRoute({
-  method: 'get',
-  path: '/v1/queues',
+  ...operations.listQueues,
   operationId: 'listQueues',
   tags,
   summary: 'Every queue with its stats (scope: consume)',
@@ -53,8 +52,7 @@ const listQueues = createRoute({
 });
 
 const getQueue = createRoute({
-  method: 'get',
-  path: '/v1/queues/{queue}',
+  ...operations.getQueueStats,
   operationId: 'getQueueStats',
   tags,
   summary: 'Stats of one queue (scope: consume)',
@@ -68,8 +66,7 @@ const getQueue = createRoute({
 });
 
 const getConfig = createRoute({
-  method: 'get',
-  path: '/v1/queues/{queue}/config',
+  ...operations.getQueueConfig,
   operationId: 'getQueueConfig',
   tags,
   summary: 'The config of one queue, defaults filled in (scope: consume)',
@@ -85,8 +82,7 @@ const getConfig = createRoute({
 });
 
 const deleteQueue = createRoute({
-  method: 'delete',
-  path: '/v1/queues/{queue}',
+  ...operations.deleteQueue,
   operationId: 'deleteQueue',
   tags,
   summary: 'Remove a queue and all its keys (scope: admin)',

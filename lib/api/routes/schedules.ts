@@ -4,6 +4,7 @@ import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
 import type { ScheduleInput } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { operations } from '../operations.ts';
 import {
   Deleted,
   QueueParams,
@@ -26,8 +27,7 @@ const common = { tags: ['schedules'], security: bearerSecurity, middleware: [req
 
 const putSchedule = createRoute({
   ...common,
-  method: 'put',
-  path: '/v1/queues/{queue}/schedules/{name}',
+  ...operations.createSchedule,
   operationId: 'createSchedule',
   summary:
     'Create or replace a recurring schedule: the sweep enqueues its message at each occurrence (scope: admin)',
@@ -44,8 +44,7 @@ const putSchedule = createRoute({
 
 const listSchedules = createRoute({
   ...common,
-  method: 'get',
-  path: '/v1/queues/{queue}/schedules',
+  ...operations.listSchedules,
   operationId: 'listSchedules',
   summary: 'The queue’s recurring schedules with their next occurrence (scope: admin)',
   request: { params: QueueParams },
@@ -54,8 +53,7 @@ const listSchedules = createRoute({
 
 const deleteSchedule = createRoute({
   ...common,
-  method: 'delete',
-  path: '/v1/queues/{queue}/schedules/{name}',
+  ...operations.deleteSchedule,
   operationId: 'deleteSchedule',
   summary: 'Delete a recurring schedule (scope: admin)',
   request: { params: ScheduleParams },

@@ -69,13 +69,14 @@ export function jsonBody<T extends ZodType>(schema: T) {
   } as const;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 500 | 503;
 
 const errorDescriptions: Record<ErrorStatus, string> = {
   400: 'Validation failed (path, query or body); `details.issues` lists what and where',
   401: 'No bearer token, or an unknown one',
   403: 'The token lacks the scope this route needs',
   404: 'Unknown queue (`QUEUE_NOT_FOUND`), group (`GROUP_NOT_FOUND`; `details.hint` says how to create it) or message (`MESSAGE_NOT_FOUND`)',
+  408: 'The request body did not arrive within BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`); the connection is closed',
   409: 'A key of the queue holds a value of another type (`CONFLICT`), written by something other than this queue',
   413: 'The request body is over MAX_REQUEST_BYTES (`PAYLOAD_TOO_LARGE`), or a message over MAX_MESSAGE_BYTES (`MESSAGE_TOO_LARGE`)',
   415: 'The body is not sent as application/json (`UNSUPPORTED_MEDIA_TYPE`)',
@@ -109,7 +110,7 @@ export function errorResponses(...statuses: ErrorStatus[]): Record<string, Retur
 export const AUTHENTICATED: readonly ErrorStatus[] = [401, 403, 409, 500, 503];
 /** And a route that takes path parameters or a query (400), with a JSON body (413, 415). */
 export const WITH_INPUT: readonly ErrorStatus[] = [...AUTHENTICATED, 400];
-export const WITH_BODY: readonly ErrorStatus[] = [...WITH_INPUT, 413, 415];
+export const WITH_BODY: readonly ErrorStatus[] = [...WITH_INPUT, 408, 413, 415];
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 

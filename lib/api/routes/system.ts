@@ -5,6 +5,7 @@ import type { SweepOptions } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
 import { renderQueueMetrics } from '../metrics.ts';
+import { operations } from '../operations.ts';
 import { Health, SweepBody, SweepReportSchema } from '../schemas.ts';
 import {
   AUTHENTICATED,
@@ -18,8 +19,7 @@ import {
 } from './shared.ts';
 
 const sweep = createRoute({
-  method: 'post',
-  path: '/v1/sweep',
+  ...operations.runSweep,
   operationId: 'runSweep',
   tags: ['operations'],
   summary: 'Run the sweep now, as the cron does (scope: admin)',
@@ -31,8 +31,7 @@ const sweep = createRoute({
 });
 
 const healthz = createRoute({
-  method: 'get',
-  path: '/healthz',
+  ...operations.getHealth,
   operationId: 'getHealth',
   // Open to anyone: load balancers probe it without a token.
   security: [],
@@ -42,8 +41,7 @@ const healthz = createRoute({
 });
 
 const metrics = createRoute({
-  method: 'get',
-  path: '/metrics',
+  ...operations.getMetrics,
   operationId: 'getMetrics',
   tags: ['operations'],
   summary: 'Prometheus text: queue and group gauges, request counters (scope: consume)',

@@ -1,27 +1,17 @@
 /**
- * The page's calls to the JSON API: plain fetch with the bearer token, relative to wherever the
- * page is served (so a service mounted under a path prefix works too). Every failure becomes an
- * `ApiFailure` with the envelope's code and message, or NETWORK / TIMEOUT when no answer came.
+ * The page's calls to the JSON API, through the client's own transport (lib/client/transport.ts):
+ * the bearer token, JSON in and out, a time limit, and the error envelope read into the client's
+ * one error type, `QueueApiError` (here `ApiFailure`), so the page and the client read answers
+ * alike. Calls go relative to wherever the page is served (a service mounted under a path prefix
+ * works too), uncached and without cookies. No retries: the live view tries again on its next
+ * tick, and a person clicking a button wants the answer now.
  */
+import { ClientErrorCode, QueueApiError } from '../../client/errors.ts';
+import { NO_RETRY } from '../../client/retry.ts';
+import { type CallSpec, createTransport, type Transport } from '../../client/transport.ts';
 
-export class ApiFailure extends Error {
-  override readonly name = 'ApiFailure';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-
-  /** `details.hint` of a 404, which says how to create what is missing. */
-  get hint(): string | undefined {
-    const details = this.details;
-    if (typeof details !== 'object' || details === null || !('hint' in details)) return undefined;
-    return typeof details.hint === 'string' ? details.hint : undefined;
-  }
-}
+/** A failed call: the API's code, status, message and details, or a client code with status 0. */
+export { QueueApiError as ApiFailure };
 
 export interface Api {
   get<T>(path: string): Promise<T>;
@@ -35,53 +25,23 @@ export function segment(value: string): string {
   return encodeURIComponent(value);
 }
 
-function isEnvelope(
-  value: unknown,
-): value is { error: { code: string; message: string; details?: unknown } } {
-  if (typeof value !== 'object' || value === null || !('error' in value)) return false;
-  const error = value.error;
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    'message' in error &&
-    typeof error.message === 'string'
-  );
+function transportFor(base: URL, token: string | undefined): Transport {
+  return createTransport({
+    url: base.href,
+    ...(token === undefined ? {} : { token }),
+    fetch: (input, init) => fetch(input, { ...init, cache: 'no-store', credentials: 'omit' }),
+    timeoutMs,
+    retry: NO_RETRY,
+  });
 }
 
-async function call<T>(base: URL, token: string | undefined, method: string, path: string, body?: unknown) {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(new URL(path.replace(/^\//, ''), base), {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(timeoutMs),
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'TimeoutError') {
-      throw new ApiFailure(0, 'TIMEOUT', `The service did not answer within ${timeoutMs / 1000} s`);
-    }
-    throw new ApiFailure(0, 'NETWORK', 'The service could not be reached');
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (response.ok) return parsed as T;
-  if (isEnvelope(parsed)) {
-    throw new ApiFailure(response.status, parsed.error.code, parsed.error.message, parsed.error.details);
-  }
-  throw new ApiFailure(response.status, `HTTP_${response.status}`, response.statusText || 'Request failed');
+function call<T>(transport: Transport, method: CallSpec['method'], path: string, body?: unknown): Promise<T> {
+  return transport.call<T>({
+    method,
+    path,
+    ...(body === undefined ? {} : { body }),
+    safe: method === 'GET',
+  });
 }
 
 /**
@@ -89,33 +49,64 @@ async function call<T>(base: URL, token: string | undefined, method: string, pat
  * @example const api = createApi(new URL('./', location.href), token); await api.get('/v1/queues')
  */
 export function createApi(base: URL, token: string): Api {
+  const transport = transportFor(base, token);
   return {
-    get: (path) => call(base, token, 'GET', path),
-    send: (method, path, body) => call(base, token, method, path, body),
+    get: (path) => call(transport, 'GET', path),
+    send: (method, path, body) => call(transport, method, path, body),
   };
 }
 
 /** A call without a token (the OpenAPI document, which needs none). */
 export function getPublic<T>(base: URL, path: string): Promise<T> {
-  return call<T>(base, undefined, 'GET', path);
+  return call<T>(transportFor(base, undefined), 'GET', path);
+}
+
+/** A failure the page finds itself (a form field), shown as the API would show it. */
+export function pageFailure(status: number, code: string, message: string, details?: unknown): QueueApiError {
+  return new QueueApiError({
+    code,
+    message,
+    status,
+    ...(details === undefined ? {} : { details }),
+    transient: false,
+    mayHaveBeenApplied: false,
+    retryable: false,
+    attempts: 0,
+    method: 'GET',
+    path: '',
+  });
+}
+
+/** `details.hint` of a 404, which says how to create what is missing. */
+function hintOf(error: QueueApiError): string | undefined {
+  const details = error.details;
+  if (typeof details !== 'object' || details === null || !('hint' in details)) return undefined;
+  return typeof details.hint === 'string' ? details.hint : undefined;
 }
 
 /** What to tell a person about a failure: what happened, the code, and what to do. */
 export function describeFailure(error: unknown): string {
-  if (!(error instanceof ApiFailure)) {
+  if (!(error instanceof QueueApiError)) {
     return `Something went wrong in the page: ${error instanceof Error ? error.message : String(error)}`;
   }
   const tag = error.status === 0 ? error.code : `${error.status} ${error.code}`;
   switch (error.status) {
-    case 0:
-      return `${error.message} (${tag}). Check that the service is running; the dashboard keeps trying.`;
+    case 0: {
+      const what =
+        error.code === ClientErrorCode.timeout
+          ? `The service did not answer within ${timeoutMs / 1000} s`
+          : 'The service could not be reached';
+      return `${what} (${tag}). Check that the service is running; the dashboard keeps trying.`;
+    }
     case 401:
       return `The service does not accept this token (${tag}: ${error.message}). Check it for typos, or use one of the service's API_TOKENS (npm start prints a development token).`;
     case 403:
       return `This token may not do that (${tag}: ${error.message}).`;
     case 503:
       return `Redis did not answer in time (${tag}). The dashboard keeps trying.`;
-    default:
-      return `${error.message} (${tag})${error.hint === undefined ? '' : `. ${error.hint}`}`;
+    default: {
+      const hint = hintOf(error);
+      return `${error.message} (${tag})${hint === undefined ? '' : `. ${hint}`}`;
+    }
   }
 }

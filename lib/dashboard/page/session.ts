@@ -4,7 +4,7 @@
  * list needs consume (a produce-only token cannot watch), and the DLQ list needs admin, so a 403
  * there means a read-only view.
  */
-import { type Api, ApiFailure, createApi, segment } from './api.ts';
+import { type Api, ApiFailure, createApi, pageFailure, segment } from './api.ts';
 import type { Queues } from './types.ts';
 
 const storageKey = 'edge-stream-queue.dashboard.token';
@@ -38,7 +38,7 @@ export async function openSession(base: URL, token: string): Promise<{ session: 
     queues = await api.get<Queues>('/v1/queues');
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 403) {
-      throw new ApiFailure(
+      throw pageFailure(
         403,
         error.code,
         'This token can only produce messages; the dashboard needs a token with the consume scope (read-only view) or the admin scope',

@@ -3,7 +3,7 @@
  * three tokens (one per scope), a recording logger and a `call` helper that speaks JSON through
  * `app.request`. Faults are injected at the Redis seam (`failNext`), never by a stand-in queue.
  */
-import { createApp } from '../../../lib/api/app.ts';
+import { type AppOptions, createApp } from '../../../lib/api/app.ts';
 import { createTokenSet } from '../../../lib/api/auth.ts';
 import type { Logger } from '../../../lib/api/context.ts';
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
@@ -94,6 +94,8 @@ export async function createHarness(
     sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
     /** Offer the engine's blocking read, so long polls wait by blocking (real time passes). */
     blocking?: boolean;
+    /** HTTP-edge options passed to createApp as they are. */
+    edge?: Pick<AppOptions, 'bodyTimeoutMs' | 'corsOrigins'>;
   } = {},
 ): Promise<Harness> {
   const clock = createManualClock();
@@ -122,6 +124,7 @@ export async function createHarness(
     // Long polls advance the manual clock instead of waiting.
     sleep: options.sleep ?? (async (ms) => clock.advance(ms)),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...options.edge,
   });
   return {
     app,

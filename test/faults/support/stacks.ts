@@ -19,7 +19,7 @@ import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
 
 export const REDIS_TIMEOUT_MS = 500;
 export const REQUEST_TIMEOUT_MS = 1500;
-const TOKEN = 'fault-admin';
+const TOKEN = 'fault-admin-token-0001';
 
 /** A response read whole, with how long it took. */
 export interface Timed {

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -32,9 +33,14 @@ export interface Child {
   kill(): Promise<void>;
 }
 
-export function startChild(command: string, args: string[], env: Record<string, string | undefined>): Child {
+export function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd = projectRoot,
+): Child {
   const child = spawn(command, args, {
-    cwd: projectRoot,
+    cwd,
     env: { ...process.env, ...env },
     // Own process group: killing -pid reaches grandchildren such as workerd.
     detached: true,
@@ -120,4 +126,18 @@ export async function api(
   });
   const text = await response.text();
   return { status: response.status, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+/**
+ * Waits for `child` to stop as a refused start does: exit code 1, its output saying each of `says`
+ * and none of `hides` (secrets it was given); kills what is left of it either way.
+ */
+export async function expectRefusedStart(child: Child, says: string[], hides: string[] = []): Promise<void> {
+  try {
+    expect(await child.exited).toBe(1);
+    for (const text of says) expect(child.output()).toContain(text);
+    for (const text of hides) expect(child.output()).not.toContain(text);
+  } finally {
+    await child.kill();
+  }
 }

@@ -5,7 +5,7 @@
  * has it, and deleting the queue.
  */
 import { CALL_RULES, NAME_RULE, STREAM_ID_RULE } from '../../../queue/rules.ts';
-import { ApiFailure, segment } from '../api.ts';
+import { ApiFailure, pageFailure, segment } from '../api.ts';
 import { createChart, recordSample } from '../chart.ts';
 import { canChange, type View, type ViewContext } from '../context.ts';
 import { cell, field, h, labelCells, replaceChildren, row, setText, syncRows, table } from '../dom.ts';
@@ -311,9 +311,7 @@ export function queueView(context: ViewContext, queue: string): View {
             event.preventDefault();
             const start = from.value.trim() || '-';
             if (start !== '-' && !STREAM_ID_RULE.pattern.test(start)) {
-              context.fail(
-                new ApiFailure(400, 'INVALID_ARGUMENT', `From must be - or ${STREAM_ID_RULE.text}`),
-              );
+              context.fail(pageFailure(400, 'INVALID_ARGUMENT', `From must be - or ${STREAM_ID_RULE.text}`));
               return;
             }
             void show(start);
@@ -410,8 +408,8 @@ export function queueView(context: ViewContext, queue: string): View {
     put('delayed', count(answer.delayed));
     put('deadLetters', count(answer.deadLetters));
     put('groups', count(answer.groups.length));
-    const pausedFlag = (answer as Record<string, unknown>).paused;
-    paused.hidden = pausedFlag !== true;
+    // A service from before pausing answers no `paused`: not paused.
+    paused.hidden = answer.paused !== true;
     syncRows(groups.body, answer.groups, (g) => g.name, groupRow, updateGroupRow);
     noGroups.hidden = answer.groups.length > 0;
     groups.wrap.hidden = answer.groups.length === 0;
