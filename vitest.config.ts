@@ -2,15 +2,39 @@
  * Four projects, so the fast loop stays fast: `npm run test:unit` while iterating, `npm test` for
  * everything. Projects are chosen by directory; unit takes every test file the other three do not
  * claim, so a new directory runs somewhere rather than nowhere.
+ *
+ * The queue's conformance suite (test/queue/support/suite.ts) runs in two lanes, each backend
+ * once: its in-process engine lane in unit, so the fast loop exercises the whole queue, and its
+ * server lanes (redis-server over TCP, the REST front, a 3-master cluster) in conformance. A
+ * test/queue file that calls `onEveryBackend(` is in both projects; the other test/queue files
+ * are pure and run in unit, but those listed in `queueServers`.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+const root = new URL('./', import.meta.url);
+
+/** The test/queue files that run the conformance suite. */
+const queueSuites = readdirSync(new URL('test/queue/', root), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/queue/${file.replaceAll('\\', '/')}`)
+  .filter((file) => readFileSync(new URL(file, root), 'utf8').includes('onEveryBackend('))
+  .sort();
+
+/** Queue tests that reach servers of their own (or a dead port), outside the suite. */
+const queueServers = [
+  'test/queue/adapters.test.ts',
+  'test/queue/cluster-failover.test.ts',
+  'test/queue/wake-abort.test.ts',
+];
 
 /**
  * Suites that run the queue, the REST front and the API on each backend (engine, Redis, REST), and
  * the API with faults injected between it and Redis.
  */
 const conformance = [
-  'test/queue/**/*.test.ts',
+  ...queueSuites,
+  ...queueServers,
   'test/rest-front/**/*.test.ts',
   'test/api/**/*.test.ts',
   'test/contract/**/*.test.ts',
@@ -48,7 +72,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...conformance, ...differential, ...runtimes],
+          exclude: [
+            ...configDefaults.exclude,
+            ...conformance.filter((file) => !queueSuites.includes(file)),
+            ...differential,
+            ...runtimes,
+          ],
+          provide: { queueLane: 'engine' },
           // The files share one module graph per worker instead of loading the engine (and its Lua
           // VM) afresh each: 27 s became 8 s here. Each test builds its own engine; what the
           // engine's modules keep is scratch space, or process-wide in Redis too (errno).
@@ -62,6 +92,7 @@ export default defineConfig({
           name: 'conformance',
           include: conformance,
           globalSetup: ['test/support/cluster-global-setup.ts'],
+          provide: { queueLane: 'servers' },
         },
       },
       { extends: true, test: { name: 'differential', include: differential } },

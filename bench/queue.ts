@@ -5,22 +5,36 @@
  * round trips per operation for each (socket writes to Redis, counted in-process); and the
  * sweep's time with 1M pending entries of which 1,000 are stale. Every key uses a unique prefix
  * and is deleted afterwards.
+ *
+ * With BENCH_QUEUE_BEFORE=<another checkout of this repository> (its node_modules installed) it
+ * also runs that checkout's queue beside this one's, alternating in this process: the flow and the
+ * sweep, each with Redis' own time in scripts (INFO commandstats, read before and after: point
+ * REDIS_URL at a redis-server of your own, or other clients' scripts count too), which a loaded
+ * machine disturbs far less than the wall rate.
  */
 import net from 'node:net';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createIoredisClient } from '../functions/support/ioredis-client.ts';
 import { createManualClock, systemClock } from '../lib/clock.ts';
-import { createKeySpace } from '../lib/queue/keys.ts';
+import {
+  createKeySpace,
+  GROUP_KEY_NAMES,
+  PARTITION_KEY_NAMES,
+  REGISTRY_KEY_NAMES,
+} from '../lib/queue/keys.ts';
 import { createQueueService } from '../lib/queue/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const MESSAGES = Number(process.env.BENCH_QUEUE_MESSAGES ?? 50_000);
 const NAIVE_MESSAGES = Math.min(MESSAGES, 10_000);
 const SWEEP_PENDING = Number(process.env.BENCH_QUEUE_PENDING ?? 1_000_000);
 const SWEEP_STALE = 1_000;
 const BATCH = 100;
 const TARGET_RATIO = 3;
+const BEFORE = process.env.BENCH_QUEUE_BEFORE;
+const AB_ROUNDS = Number(process.env.BENCH_QUEUE_AB_ROUNDS ?? 3);
 
 /** Counts writes to the Redis socket: each is one request flight (one round trip). */
 function createWriteCounter(port: number) {
@@ -54,6 +68,42 @@ interface Row {
   ack: string;
 }
 
+type CreateQueueService = typeof createQueueService;
+type CreateClient = typeof createIoredisClient;
+
+/** produce (batch of 100) → consume (100) → ack, MESSAGES in all; answers the seconds and writes per call. */
+async function runFlow(
+  queue: ReturnType<CreateQueueService>,
+  counter: ReturnType<typeof createWriteCounter> | undefined,
+) {
+  await queue.createGroup('bench', 'g', '0');
+  const body = { order: 42, items: ['a', 'b'] };
+  const writes = { produce: 0, consume: 0, ack: 0 };
+  let ops = 0;
+  counter?.take();
+  const started = performance.now();
+  for (let done = 0; done < MESSAGES; ) {
+    await queue.produce(
+      'bench',
+      Array.from({ length: BATCH }, () => ({ body })),
+    );
+    writes.produce += counter?.take() ?? 0;
+    const got = await queue.consume('bench', 'g', 'worker', BATCH);
+    writes.consume += counter?.take() ?? 0;
+    await queue.ack(
+      'bench',
+      'g',
+      got.map((m) => m.id),
+    );
+    writes.ack += counter?.take() ?? 0;
+    done += got.length;
+    ops++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await queue.deleteQueue('bench');
+  return { seconds, writes, ops };
+}
+
 async function benchLibrary(connection: Redis, counter: ReturnType<typeof createWriteCounter>): Promise<Row> {
   const prefix = unique('lib');
   const queue = createQueueService({
@@ -61,31 +111,7 @@ async function benchLibrary(connection: Redis, counter: ReturnType<typeof create
     clock: systemClock,
     keyPrefix: prefix,
   });
-  await queue.createGroup('bench', 'g', '0');
-  const body = { order: 42, items: ['a', 'b'] };
-  const writes = { produce: 0, consume: 0, ack: 0 };
-  let ops = 0;
-  counter.take();
-  const started = performance.now();
-  for (let done = 0; done < MESSAGES; ) {
-    await queue.produce(
-      'bench',
-      Array.from({ length: BATCH }, () => ({ body })),
-    );
-    writes.produce += counter.take();
-    const got = await queue.consume('bench', 'g', 'worker', BATCH);
-    writes.consume += counter.take();
-    await queue.ack(
-      'bench',
-      'g',
-      got.map((m) => m.id),
-    );
-    writes.ack += counter.take();
-    done += got.length;
-    ops++;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  await queue.deleteQueue('bench');
+  const { seconds, writes, ops } = await runFlow(queue, counter);
   await connection.unlink(createKeySpace(prefix).registry, createKeySpace(prefix).sweepCursor);
   return {
     name: 'this library (EVALSHA scripts over TCP)',
@@ -168,13 +194,16 @@ async function benchNaive(connection: Redis, counter: ReturnType<typeof createWr
   };
 }
 
-/** 1M pending entries, 1,000 of them stale and at max deliveries: how long until the sweep is done. */
-async function benchSweep(connection: Redis): Promise<string[]> {
+/**
+ * A queue of SWEEP_PENDING pending entries, SWEEP_STALE of them stale and at max deliveries, made
+ * with `create` (this tree's queue, or another's): the sweep's case.
+ */
+async function sweepCase(connection: Redis, create: CreateQueueService, client: CreateClient) {
   const prefix = unique('sweep');
   const clock = createManualClock(Date.now());
   const vt = 30_000;
-  const queue = createQueueService({
-    redis: createIoredisClient(connection),
+  const queue = create({
+    redis: client(connection),
     clock,
     keyPrefix: prefix,
     defaults: { visibilityTimeoutMs: vt, maxDeliveries: 1 },
@@ -198,34 +227,118 @@ async function benchSweep(connection: Redis): Promise<string[]> {
   const setupSeconds = (performance.now() - setupStarted) / 1000;
   clock.advance(vt - 1000);
   const pending = (await queue.pendingSummary('big', 'g')).pending;
-  let calls = 0;
-  let deadLettered = 0;
-  const started = performance.now();
-  for (;;) {
-    calls++;
-    const report = await queue.sweep({ budget: 10_000 });
-    deadLettered += report.deadLettered;
-    if (report.complete) break;
-  }
-  const sweepMs = performance.now() - started;
-  const idleStarted = performance.now();
-  await queue.sweep({ budget: 10_000 });
-  const idleMs = performance.now() - idleStarted;
   const keys = createKeySpace(prefix);
   const k = keys.queue('big');
-  await connection.unlink(
-    k.stream,
-    k.dlq,
-    k.config,
-    k.lease('g'),
-    k.groupMeta('g'),
-    keys.registry,
-    keys.sweepCursor,
-  );
+  const g = k.group('g');
+  return {
+    queue,
+    pending,
+    setupSeconds,
+    /** Sweeps until complete, then once more with nothing stale. */
+    async sweep() {
+      let calls = 0;
+      let deadLettered = 0;
+      const started = performance.now();
+      for (;;) {
+        calls++;
+        const report = await queue.sweep({ budget: 10_000 });
+        deadLettered += report.deadLettered;
+        if (report.complete) break;
+      }
+      const sweepMs = performance.now() - started;
+      const idleStarted = performance.now();
+      await queue.sweep({ budget: 10_000 });
+      return { calls, deadLettered, sweepMs, idleMs: performance.now() - idleStarted };
+    },
+    // UNLINK frees the million entries off Redis' main thread.
+    cleanup: () =>
+      connection.unlink(
+        ...PARTITION_KEY_NAMES.map((name) => k[name]),
+        ...GROUP_KEY_NAMES.map((name) => g[name]),
+        ...REGISTRY_KEY_NAMES.map((name) => keys[name]),
+      ),
+  };
+}
+
+/** 1M pending entries, 1,000 of them stale and at max deliveries: how long until the sweep is done. */
+async function benchSweep(connection: Redis): Promise<string[]> {
+  const big = await sweepCase(connection, createQueueService, createIoredisClient);
+  const { calls, deadLettered, sweepMs, idleMs } = await big.sweep();
+  await big.cleanup();
   return [
     `| pending entries | stale | dead-lettered | sweep calls | sweep time | next sweep (nothing stale) | setup |`,
     '|---|---|---|---|---|---|---|',
-    `| ${pending.toLocaleString('en')} | ${SWEEP_STALE} | ${deadLettered} | ${calls} | ${sweepMs.toFixed(0)} ms | ${idleMs.toFixed(0)} ms | ${setupSeconds.toFixed(1)} s |`,
+    `| ${big.pending.toLocaleString('en')} | ${SWEEP_STALE} | ${deadLettered} | ${calls} | ${sweepMs.toFixed(0)} ms | ${idleMs.toFixed(0)} ms | ${big.setupSeconds.toFixed(1)} s |`,
+  ];
+}
+
+/** Redis' total time in scripts so far (µs), from INFO commandstats. */
+async function scriptMicros(connection: Redis): Promise<number> {
+  const info = await connection.info('commandstats');
+  let usec = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/g)) usec += Number(m[1]);
+  return usec;
+}
+
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+}
+
+/**
+ * BENCH_QUEUE_BEFORE: the flow and the sweep with that checkout's queue and this one's, alternating
+ * (the order swaps each round), AB_ROUNDS rounds; the medians side by side.
+ */
+async function benchBeforeAfter(connection: Redis, before: string): Promise<string[]> {
+  const other = {
+    create: (await import(`${before}/lib/queue/service.ts`)).createQueueService as CreateQueueService,
+    client: (await import(`${before}/functions/support/ioredis-client.ts`))
+      .createIoredisClient as CreateClient,
+  };
+  const trees = { before: other, after: { create: createQueueService, client: createIoredisClient } };
+  const runs = { before: [] as number[][], after: [] as number[][] };
+  for (let round = 0; round < AB_ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
+    for (const which of order) {
+      const { create, client } = trees[which];
+      const prefix = unique(`ab-${which}`);
+      const queue = create({ redis: client(connection), clock: systemClock, keyPrefix: prefix });
+      // Scripts cached and the partition count known before the timed part.
+      await queue.produce('warm', [{ body: 0 }]);
+      await queue.deleteQueue('warm');
+      const redisBefore = await scriptMicros(connection);
+      const cpu = process.cpuUsage();
+      const { seconds } = await runFlow(queue, undefined);
+      const used = process.cpuUsage(cpu);
+      const flowRedis = (await scriptMicros(connection)) - redisBefore;
+      await connection.unlink(createKeySpace(prefix).registry, createKeySpace(prefix).sweepCursor);
+      const big = await sweepCase(connection, create, client);
+      const sweepRedisBefore = await scriptMicros(connection);
+      // The sweep that finds the stale entries, and the one after that finds none.
+      const { sweepMs } = await big.sweep();
+      const sweepRedis = (await scriptMicros(connection)) - sweepRedisBefore;
+      await big.cleanup();
+      runs[which].push([
+        MESSAGES / seconds,
+        (used.user + used.system) / MESSAGES,
+        flowRedis / MESSAGES,
+        sweepMs,
+        sweepRedis / 1000,
+      ]);
+    }
+  }
+  const row = (which: 'before' | 'after', label: string) => {
+    const [rate, client, redis, sweep, sweepRedis] = [0, 1, 2, 3, 4].map((i) =>
+      median(runs[which].map((r) => r[i] as number)),
+    ) as [number, number, number, number, number];
+    return `| ${label} | ${Math.round(rate).toLocaleString('en')} | ${client.toFixed(1)} µs | ${redis.toFixed(1)} µs | ${sweep.toFixed(0)} ms | ${sweepRedis.toFixed(0)} ms |`;
+  };
+  return [
+    `Medians of ${AB_ROUNDS} alternating rounds in one process (BENCH_QUEUE_BEFORE=${before}); the sweep case has ${SWEEP_PENDING.toLocaleString('en')} pending entries.`,
+    '',
+    '| queue | flow messages/s | flow: this process CPU per message | flow: Redis time in scripts per message | sweep time | both sweeps: Redis time in scripts |',
+    '|---|---|---|---|---|---|',
+    row('before', `before (${before})`),
+    row('after', 'after (this tree)'),
   ];
 }
 
@@ -239,6 +352,10 @@ export async function run(): Promise<string> {
     const naive = await benchNaive(connection, counter);
     counter.restore();
     const sweep = await benchSweep(connection);
+    const beside =
+      BEFORE === undefined
+        ? []
+        : ['', '### before and after', '', ...(await benchBeforeAfter(connection, BEFORE))];
     const ratio = library.rate / bull.rate;
     const rows = [library, bull, naive].map(
       (r) =>
@@ -247,7 +364,7 @@ export async function run(): Promise<string> {
     return [
       '## queue',
       '',
-      '`npm run bench -- queue` (bench/queue.ts). One redis-server (127.0.0.1:6379, shared), one Node process,',
+      `\`npm run bench -- queue\` (bench/queue.ts). One redis-server (${new URL(REDIS_URL).host}${REDIS_URL === DEFAULT_REDIS_URL ? ', shared' : ''}), one Node process,`,
       `${MESSAGES.toLocaleString('en')} messages per contender (naive: ${NAIVE_MESSAGES.toLocaleString('en')}), body \`{"order":42,"items":["a","b"]}\`.`,
       'Round trips are socket writes to Redis counted in-process (a pipeline or MULTI is one).',
       '',
@@ -262,6 +379,7 @@ export async function run(): Promise<string> {
       `maxDeliveries 1, visibility timeout 30 s; ${SWEEP_STALE} deliveries whose lease expired, the rest still leased; the sweep finds them in the lease index, so its time follows the stale count, not the backlog.`,
       '',
       ...sweep,
+      ...beside,
     ].join('\n');
   } finally {
     counter.restore();

@@ -5,6 +5,7 @@
  * another client, not JSON, nested deeper than the queue accepts, attributes that are not an
  * object of strings — is delivered as raw `fields` (body null), so no entry can fail a read.
  */
+import { encodeId } from './partitions/ids.ts';
 import { JSON_DEPTH_RULE, jsonNestsDeeperThan } from './rules.ts';
 import type { DeadLetter, Message } from './types.ts';
 
@@ -92,4 +93,11 @@ export function decodeDeadLetter(id: string, flat: readonly string[]): DeadLette
     reason: meta['dlq.reason'] ?? '',
     deadLetteredAt: Number(meta['dlq.at'] ?? 0),
   };
+}
+
+/** A dead letter read in partition p (its raw id and fields), with its ids in the queue's form. */
+export function decodeDeadLetterIn(p: number, id: string, flat: readonly string[]): DeadLetter {
+  const letter = decodeDeadLetter(encodeId(id, p), flat);
+  const from = letter.deadLetteredFrom;
+  return { ...letter, deadLetteredFrom: from === '' ? from : encodeId(from, p) };
 }

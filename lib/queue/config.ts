@@ -21,7 +21,7 @@ export function storedDefaults(defaults: QueueConfig): QueueConfig {
 
 /**
  * Stored overrides (a flat field/value list) over the defaults, read as the scripts read them
- * (include/common.lua's load_config): a number field whose value is not a number, or an enum
+ * (include/config.lua's load_config): a number field whose value is not a number, or an enum
  * field with a value it does not know, takes the default.
  */
 export function configFromStored(flat: readonly string[], defaults: QueueConfig): QueueConfig {

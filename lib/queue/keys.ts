@@ -2,12 +2,32 @@
  * Every Redis key the queue uses, and nothing else formats one. Each partition of a queue is a
  * full set of its keys under one hash tag: `{<queue>}` for partition 0 (exactly the keys of a
  * queue from before partitions existed) and `{<queue>#<p>}` for partition p ≥ 1 (`#` cannot occur
- * in a name). The two global keys (the registry and the sweep cursor) share the hash tag
- * `{registry}`. So every script touches one cluster slot, and the partitions of one queue hash to
- * different slots, spread over a cluster's shards (see docs/queue-design.md).
+ * in a name). The three global keys (the registry, the sweep cursor and the sweep's revisit times)
+ * share the hash tag `{registry}`. So every script touches one cluster slot, and the partitions of
+ * one queue hash to different slots, spread over a cluster's shards (see docs/queue-design.md).
+ *
+ * A key has one name, the same here, in the scripts' `KEYS:` headers, in their Lua (`keys.<name>`,
+ * a group's `g.<name>`) and in the docs; the stored key names below are data and never change.
+ * A script call names what it is about (a `KeyScope`); `scriptKeys` picks its KEYS by the names
+ * its header lists, so no caller writes a list of keys.
  */
+import type { ParamShape, VariadicShape } from './script-binding.ts';
 
-export interface QueueKeys {
+/** The global keys (hash tag `{registry}`). */
+export interface RegistryKeys {
+  /** The set of queue names, for listQueues and the sweep. */
+  registry: string;
+  /** The queue where the last sweep stopped. */
+  sweepCursor: string;
+  /**
+   * Queue → when a scheduled sweep should visit it again (ms): its revisit time once a sweep found
+   * nothing to do there; an idle sweep reads only this and the registry.
+   */
+  sweepDue: string;
+}
+
+/** The keys of one partition of a queue that are not a group's. */
+export interface PartitionKeys {
   /** The stream of messages; consumer groups live on it. */
   stream: string;
   /** Dead letters: a stream of copies with `dlq.*` fields saying where they came from. */
@@ -18,9 +38,9 @@ export interface QueueKeys {
   schedules: string;
   /** Delayed messages: token → due time (ms). */
   delayed: string;
-  /** Delayed messages' fields, `<token>:b|a|t`. */
+  /** Delayed messages' fields, `<token>:b|a|t|x|g`. */
   delayedData: string;
-  /** Config overrides, the epoch and the delayed-token counter. */
+  /** Config overrides, the epoch, the partition count, markers and the delayed-token counter. */
   config: string;
   /**
    * Wake-ups for waiting consumers: a few tiny entries appended by what makes a message
@@ -28,41 +48,56 @@ export interface QueueKeys {
    * block reading it and `stream` (lib/queue/watch.ts). Expires a day after its last entry.
    */
   wake: string;
-  /** Per-group lease index: message id → time its lease expires (service clock, ms). */
-  lease(group: string): string;
-  /** Per-group record: consumers' last-seen times, nack markers, sweep cursors. */
-  groupMeta(group: string): string;
-  /** Per-group round robin (sorted set): group key → its turn, for keys that may deliver now. */
-  turns(group: string): string;
-  /** Per-group sorted set: group key → the time of its first waiting message, for keys with some. */
-  heads(group: string): string;
+}
+
+/** One consumer group's keys in one partition. */
+export interface GroupKeys {
+  /** Lease index: message id → time its lease expires (service clock, ms). */
+  lease: string;
+  /** Record: consumers' last-seen times and held counts, nack markers, sweep cursors. */
+  meta: string;
+  /** Round robin (sorted set): group key → its turn, for keys that may deliver now. */
+  turns: string;
+  /** Sorted set: group key → the time of its first waiting message, for keys with some. */
+  heads: string;
   /**
-   * Per-group hash of the key lines (ordered message groups): each key's line of unfinished
-   * messages as a doubly linked list with its head, tail, first waiting message and in-flight
-   * count, the key of each in-flight message, and counters. See docs/queue-design.md.
+   * Hash of the key lines (ordered message groups): each key's line of unfinished messages as a
+   * doubly linked list with its head, tail, first waiting message and in-flight count, the key of
+   * each in-flight message, and counters (stored as `…:g:<group>:keys`). See docs/queue-design.md.
    */
-  keyState(group: string): string;
+  keyState: string;
+}
+
+export interface QueueKeys extends PartitionKeys {
+  group(name: string): GroupKeys;
+  /** The record of a dedupId: `epoch|first id|expiresAt`, PX the dedup window. */
   dedup(dedupId: string): string;
 }
 
-export interface KeySpace {
+export interface KeySpace extends RegistryKeys {
   /** The keys of one partition of a queue (partition 0 by default). */
   queue(name: string, partition?: number): QueueKeys;
-  /** The set of queue names, for listQueues and the sweep (hash tag `{registry}`). */
-  registry: string;
-  /** The queue where the last sweep stopped (hash tag `{registry}`, the registry's slot). */
-  sweepCursor: string;
-  /**
-   * Queue → when a scheduled sweep should visit it again (ms): its revisit time once a sweep found
-   * nothing to do there (hash tag `{registry}`); an idle sweep reads only this and the registry.
-   */
-  sweepDue: string;
 }
+
+export const REGISTRY_KEY_NAMES = ['registry', 'sweepCursor', 'sweepDue'] as const;
+export const PARTITION_KEY_NAMES = [
+  'stream',
+  'dlq',
+  'dlqIndex',
+  'schedules',
+  'delayed',
+  'delayedData',
+  'config',
+  'wake',
+] as const;
+export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState'] as const;
+/** The variadic parts a script's KEYS may end with: every group's keys, and dedup records. */
+export const KEY_LIST_NAMES = ['groups', 'dedup'] as const;
 
 /**
  * @example
  * createKeySpace('q').queue('orders').stream // 'q:{orders}:stream'
- * createKeySpace('q').queue('orders', 3).stream // 'q:{orders#3}:stream'
+ * createKeySpace('q').queue('orders', 3).group('billing').lease // 'q:{orders#3}:g:billing:lease'
  */
 export function createKeySpace(prefix = 'q'): KeySpace {
   return {
@@ -80,13 +115,85 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,
         wake: `${base}:wake`,
-        lease: (group) => `${base}:g:${group}:lease`,
-        groupMeta: (group) => `${base}:g:${group}:meta`,
-        turns: (group) => `${base}:g:${group}:turns`,
-        heads: (group) => `${base}:g:${group}:heads`,
-        keyState: (group) => `${base}:g:${group}:keys`,
+        group: (group) => ({
+          lease: `${base}:g:${group}:lease`,
+          meta: `${base}:g:${group}:meta`,
+          turns: `${base}:g:${group}:turns`,
+          heads: `${base}:g:${group}:heads`,
+          keyState: `${base}:g:${group}:keys`,
+        }),
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,
       };
     },
   };
+}
+
+/**
+ * What a script call is about. A script's KEYS come from it by the names in its header: the
+ * registry's keys need nothing; a partition's keys the queue (partition 0 unless named); a group's
+ * keys the group; `...groups` the groups, in order; `...dedup` the dedupIds. The runner also sends
+ * the ARGV parameters named `queue`, `group` and `groups` from here, so a script's keys and the
+ * names it is told always agree.
+ */
+export interface KeyScope {
+  queue?: string;
+  partition?: number;
+  group?: string;
+  groups?: readonly string[];
+  dedup?: readonly string[];
+}
+
+const registryNames = new Set<string>(REGISTRY_KEY_NAMES);
+const partitionNames = new Set<string>(PARTITION_KEY_NAMES);
+const groupNames = new Set<string>(GROUP_KEY_NAMES);
+
+function need<T>(value: T | undefined, what: string, key: string): T {
+  if (value === undefined) throw new TypeError(`key ${key} needs the call's ${what}`);
+  return value;
+}
+
+function partitionOf(space: KeySpace, scope: KeyScope, key: string): QueueKeys {
+  return space.queue(need(scope.queue, 'queue', key), scope.partition ?? 0);
+}
+
+function keyNamed(space: KeySpace, scope: KeyScope, name: string): string {
+  if (registryNames.has(name)) return space[name as keyof RegistryKeys];
+  if (partitionNames.has(name)) return partitionOf(space, scope, name)[name as keyof PartitionKeys];
+  if (groupNames.has(name)) {
+    return partitionOf(space, scope, name).group(need(scope.group, 'group', name))[name as keyof GroupKeys];
+  }
+  throw new TypeError(`no key is named ${name}`);
+}
+
+function listKeys(space: KeySpace, scope: KeyScope, [name, kind]: VariadicShape, out: string[]): void {
+  if (name === 'dedup' && kind === 'string') {
+    const k = partitionOf(space, scope, name);
+    for (const id of need(scope.dedup, 'dedup', name)) out.push(k.dedup(id));
+    return;
+  }
+  if (name === 'groups' && typeof kind !== 'string') {
+    const k = partitionOf(space, scope, name);
+    for (const group of need(scope.groups, 'groups', name)) {
+      const keys = k.group(group);
+      for (const [field] of kind) {
+        if (!groupNames.has(field)) throw new TypeError(`no group key is named ${field}`);
+        out.push(keys[field as keyof GroupKeys]);
+      }
+    }
+    return;
+  }
+  throw new TypeError(`no list of keys is named ${name}`);
+}
+
+/**
+ * The KEYS of a call: each name of the script's `KEYS:` header (`shape`) resolved in `scope`.
+ * @example
+ * scriptKeys(space, scripts.ack.keys, { queue: 'orders', group: 'billing' })
+ * // ['q:{orders}:stream', 'q:{orders}:config', 'q:{orders}:g:billing:lease', …]
+ */
+export function scriptKeys(space: KeySpace, shape: ParamShape, scope: KeyScope): string[] {
+  const out = shape.fixed.map(([name]) => keyNamed(space, scope, name));
+  for (const part of shape.lists ?? []) listKeys(space, scope, part, out);
+  if (shape.rest !== undefined) listKeys(space, scope, shape.rest, out);
+  return out;
 }

@@ -53,7 +53,7 @@ export function positiveDecimalAtMost(max: string): string {
 
 const U64 = decimalAtMost(U64_MAX);
 
-/** The most partitions a queue can have (lib/queue/partitions.ts spreads a queue over them). */
+/** The most partitions a queue can have (lib/queue/partitions/ spreads a queue over them). */
 export const MAX_PARTITIONS = 256;
 
 /** A partition index as a message id carries it: 1..255 without leading zeros (0 is never written). */

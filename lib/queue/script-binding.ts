@@ -13,10 +13,21 @@ import type { QueueErrorCode } from './errors.ts';
 /** How a key or argument is sent: as given, an integer's decimal text, or JSON text. */
 export type ParamKind = 'string' | 'int' | 'json';
 
+/** A variadic part: single values, or groups of named values. */
+export type VariadicShape = readonly [
+  name: string,
+  kind: ParamKind | readonly (readonly [string, ParamKind])[],
+];
+
 export interface ParamShape {
   readonly fixed: readonly (readonly [name: string, kind: ParamKind])[];
-  /** The trailing variadic part: single values, or groups of named values. */
-  readonly rest?: readonly [name: string, kind: ParamKind | readonly (readonly [string, ParamKind])[]];
+  /**
+   * Variadic parts before `rest` (KEYS only): each is as long as the ARGV list of the same name,
+   * which the prologue reads first.
+   */
+  readonly lists?: readonly VariadicShape[];
+  /** The trailing variadic part. */
+  readonly rest?: VariadicShape;
 }
 
 /** How one value of a reply is read. */
@@ -37,8 +48,12 @@ export interface TupleShape {
   readonly rest?: readonly [name: string, shape: ValueShape];
 }
 
-/** A script as the generator embeds it; the type parameters exist for the runner's signature. */
-export interface ScriptBinding<Keys, Args, Reply> extends LuaScript {
+/**
+ * A script as the generator embeds it; the type parameters exist for the runner's signature:
+ * `Scope` is what the call is about (lib/queue/keys.ts's KeyScope, the part this script needs),
+ * from which the runner picks its KEYS by name.
+ */
+export interface ScriptBinding<Scope, Args, Reply> extends LuaScript {
   readonly keys: ParamShape;
   readonly args: ParamShape;
   readonly reply: TupleShape;
@@ -50,7 +65,7 @@ export interface ScriptBinding<Keys, Args, Reply> extends LuaScript {
    */
   readonly configFields?: readonly string[];
   /** Never set: carries the types. */
-  readonly types?: { keys: Keys; args: Args; reply: Reply };
+  readonly types?: { scope: Scope; args: Args; reply: Reply };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any binding, whatever its types
@@ -68,24 +83,25 @@ function encodeOne(kind: ParamKind, value: unknown, name: string): string {
   return value;
 }
 
+function encodeVariadic(out: string[], [name, kind]: VariadicShape, items: unknown): void {
+  if (!Array.isArray(items)) throw new TypeError(`script parameter ${name} must be an array`);
+  for (const item of items) {
+    if (typeof kind === 'string') {
+      out.push(encodeOne(kind, item, name));
+      continue;
+    }
+    for (const [field, fieldKind] of kind) {
+      out.push(encodeOne(fieldKind, (item as Record<string, unknown>)[field], `${name}.${field}`));
+    }
+  }
+}
+
 /** Named values → the flat KEYS or ARGV list, in the header's order. */
 export function encodeParams(shape: ParamShape, values: Readonly<Record<string, unknown>>): string[] {
   const out: string[] = [];
   for (const [name, kind] of shape.fixed) out.push(encodeOne(kind, values[name], name));
-  if (shape.rest !== undefined) {
-    const [name, kind] = shape.rest;
-    const items = values[name];
-    if (!Array.isArray(items)) throw new TypeError(`script parameter ${name} must be an array`);
-    for (const item of items) {
-      if (typeof kind === 'string') {
-        out.push(encodeOne(kind, item, name));
-        continue;
-      }
-      for (const [field, fieldKind] of kind) {
-        out.push(encodeOne(fieldKind, (item as Record<string, unknown>)[field], `${name}.${field}`));
-      }
-    }
-  }
+  for (const part of shape.lists ?? []) encodeVariadic(out, part, values[part[0]]);
+  if (shape.rest !== undefined) encodeVariadic(out, shape.rest, values[shape.rest[0]]);
   return out;
 }
 
@@ -156,4 +172,13 @@ export function decodeTuple(
     out[name] = items;
   }
   return out;
+}
+
+/**
+ * Whether a script takes every group's keys (`...groups` in its KEYS): it checks the names it is
+ * given and answers GROUPS with the actual ones when they differ (lib/queue/script-runner.ts).
+ */
+export function takesGroupKeys(script: { readonly keys: ParamShape }): boolean {
+  const { lists = [], rest } = script.keys;
+  return [...lists, ...(rest === undefined ? [] : [rest])].some(([name]) => name === 'groups');
 }

@@ -1,9 +1,15 @@
 /**
- * The one place a script call becomes a typed value or a `QueueError`: named keys and arguments
- * go out as KEYS and ARGV, every reply `[status, ...]` comes back as the object its header
- * declares (status 'ok') or the error code the script answered, and transport or Redis failures
- * become REDIS_UNAVAILABLE / REDIS_ERROR (WRONGTYPE, a key of this queue holding something else,
- * becomes CONFLICT; refused credentials REDIS_AUTH_FAILED).
+ * The one place a script call becomes a typed value or a `QueueError`: the call names what it is
+ * about (a KeyScope) and its own arguments; the runner picks the KEYS by the names the script's
+ * header lists (lib/queue/keys.ts), sends the ARGV parameters named `queue`, `group` and `groups`
+ * from the scope, and reads every reply `[status, ...]` as the object its header declares (status
+ * 'ok') or the error code the script answered. Transport or Redis failures become
+ * REDIS_UNAVAILABLE / REDIS_ERROR (WRONGTYPE, a key of this queue holding something else, becomes
+ * CONFLICT; refused credentials REDIS_AUTH_FAILED).
+ *
+ * A script that takes every group's keys answers `GROUPS` with the actual names, changing nothing,
+ * when the groups the scope named are not the partition's: the runner runs it again with those
+ * (and tells `onGroups`, so the caller remembers them).
  */
 import {
   type CallOptions,
@@ -16,40 +22,73 @@ import {
 } from '../redis/client.ts';
 import { runScript } from '../redis/run-script.ts';
 import { isQueueErrorCode, QueueError, QueueErrorCode } from './errors.ts';
-import { decodeTuple, encodeParams, ReplyShapeError, type ScriptBinding } from './script-binding.ts';
+import { createKeySpace, type KeyScope, type KeySpace, scriptKeys } from './keys.ts';
+import {
+  type AnyScriptBinding,
+  decodeTuple,
+  encodeParams,
+  ReplyShapeError,
+  type ScriptBinding,
+} from './script-binding.ts';
 
 export interface RunOptions extends CallOptions {
-  /** What the call is about, so QUEUE_NOT_FOUND / GROUP_NOT_FOUND can name it. */
-  subject?: { queue: string; group?: string };
+  /** The actual group names, when a script answered GROUPS (the runner then runs it again). */
+  onGroups?: (names: string[]) => void;
 }
 
-export type ScriptRunner = <Keys, Args, Reply>(
-  script: ScriptBinding<Keys, Args, Reply>,
-  keys: Keys,
+export type ScriptRunner = <Scope extends KeyScope, Args, Reply>(
+  script: ScriptBinding<Scope, Args, Reply>,
+  scope: Scope,
   args: Args,
   options?: RunOptions,
 ) => Promise<Reply>;
 
-function statusMessage(
-  code: QueueErrorCode,
-  reply: readonly RedisValue[],
-  subject: RunOptions['subject'],
-): string {
-  if (code === QueueErrorCode.queueNotFound && subject !== undefined) {
-    return `Queue "${subject.queue}" does not exist`;
+/** The ARGV parameters the scope supplies. */
+const SCOPE_ARGS = ['queue', 'group', 'groups'] as const;
+
+/** How many times a script answering GROUPS is run in all before the call gives up. */
+const GROUPS_ATTEMPTS = 3;
+
+function statusMessage(code: QueueErrorCode, reply: readonly RedisValue[], scope: KeyScope): string {
+  if (code === QueueErrorCode.queueNotFound && scope.queue !== undefined) {
+    return `Queue "${scope.queue}" does not exist`;
   }
-  if (code === QueueErrorCode.groupNotFound && subject?.group !== undefined) {
-    return `Group "${subject.group}" of queue "${subject.queue}" does not exist`;
+  if (code === QueueErrorCode.groupNotFound && scope.group !== undefined && scope.queue !== undefined) {
+    return `Group "${scope.group}" of queue "${scope.queue}" does not exist`;
   }
   return typeof reply[1] === 'string' ? reply[1] : code;
 }
 
+/** The script's arguments with those named like the scope taken from it. */
+function scopedArgs(script: AnyScriptBinding, scope: KeyScope, args: Record<string, unknown>) {
+  let out = args;
+  for (const name of SCOPE_ARGS) {
+    const declared = script.args.fixed.some(([arg]) => arg === name) || script.args.rest?.[0] === name;
+    if (!declared || scope[name] === undefined) continue;
+    if (Object.hasOwn(args, name) && JSON.stringify(args[name]) !== JSON.stringify(scope[name])) {
+      throw new TypeError(`script ${script.name}: argument ${name} differs from the call's scope`);
+    }
+    if (out === args) out = { ...args };
+    out[name] = scope[name];
+  }
+  return out;
+}
+
+/** The names a GROUPS answer carries. */
+function groupNames(script: string, reply: readonly RedisValue[]): string[] {
+  const names = reply.slice(1);
+  if (!names.every((name) => typeof name === 'string')) {
+    throw unexpected(script, 'GROUPS with a name that is not a string');
+  }
+  return names as string[];
+}
+
 /**
  * @example
- * const run = createScriptRunner(redis);
- * const { acked } = await run(scripts.ack, { stream, lease, meta }, { group: 'billing', ids });
+ * const run = createScriptRunner(redis, createKeySpace('q'));
+ * const { acked } = await run(scripts.ack, { queue: 'orders', group: 'billing' }, { ids });
  */
-export function createScriptRunner(redis: RedisClient): ScriptRunner {
+export function createScriptRunner(redis: RedisClient, space: KeySpace = createKeySpace()): ScriptRunner {
   // Per config object (the deployment's defaults, one for the service's life) and script: the
   // fields that script reads.
   const narrowed = new WeakMap<object, Map<string, Record<string, unknown>>>();
@@ -69,9 +108,14 @@ export function createScriptRunner(redis: RedisClient): ScriptRunner {
     }
     return picked;
   };
-  return async (script, keys, args, options) => {
-    const keyList = encodeParams(script.keys, keys as Record<string, unknown>);
-    let values = args as Record<string, unknown>;
+  const once = async (
+    script: AnyScriptBinding,
+    scope: KeyScope,
+    args: Record<string, unknown>,
+    options: RunOptions | undefined,
+  ): Promise<readonly RedisValue[]> => {
+    const keyList = scriptKeys(space, script.keys, scope);
+    let values = scopedArgs(script, scope, args);
     const config = values.config;
     if (script.configFields !== undefined && typeof config === 'object' && config !== null) {
       values = { ...values, config: narrow(script.configFields, script.name, config) };
@@ -86,23 +130,42 @@ export function createScriptRunner(redis: RedisClient): ScriptRunner {
     if (!Array.isArray(reply) || reply.length === 0) {
       throw unexpected(script.name, 'the reply is not a list that starts with a status');
     }
-    const status = reply[0];
-    if (status !== 'ok') {
+    return reply;
+  };
+  return async (script, scope, args, options) => {
+    let current: KeyScope = scope;
+    for (let attempt = 1; ; attempt++) {
+      const reply = await once(script, current, args as Record<string, unknown>, options);
+      const status = reply[0];
+      if (status === 'ok') {
+        try {
+          return decodeTuple(script.reply, reply, 1, script.name) as never;
+        } catch (error) {
+          if (error instanceof ReplyShapeError) throw unexpected(script.name, error.message, error);
+          throw error;
+        }
+      }
+      if (status === 'GROUPS' && current.groups !== undefined) {
+        const names = groupNames(script.name, reply);
+        options?.onGroups?.(names);
+        if (attempt < GROUPS_ATTEMPTS) {
+          current = { ...current, groups: names };
+          continue;
+        }
+        throw new QueueError(
+          QueueErrorCode.redisError,
+          `script ${script.name}: the groups of queue "${scope.queue}" kept changing while it ran`,
+        );
+      }
       if (isQueueErrorCode(status) && script.errors.includes(status)) {
-        throw new QueueError(status, statusMessage(status, reply, options?.subject));
+        throw new QueueError(status, statusMessage(status, reply, current));
       }
       throw unexpected(script.name, `undeclared status ${JSON.stringify(status)}`);
-    }
-    try {
-      return decodeTuple(script.reply, reply, 1, script.name) as never;
-    } catch (error) {
-      if (error instanceof ReplyShapeError) throw unexpected(script.name, error.message, error);
-      throw error;
     }
   };
 }
 
-/** The part of the options the seam takes (the subject is the runner's own). */
+/** The part of the options the seam takes (onGroups is the runner's own). */
 function callOptions(options: RunOptions | undefined): CallOptions | undefined {
   if (options === undefined || (options.signal === undefined && options.timeoutMs === undefined))
     return undefined;

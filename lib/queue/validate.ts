@@ -78,6 +78,14 @@ function checkField(name: string, field: ConfigField, value: unknown): number | 
   return value;
 }
 
+/** How many items a page holds when a call does not say. */
+const DEFAULT_PAGE = 100;
+
+/** A page size (`count`) as a call gives it, or the default. */
+export function checkCount(value: unknown): number {
+  return checkInt(value ?? DEFAULT_PAGE, 'count', CALL_RULES.count);
+}
+
 export function checkConfigPatch(patch: unknown): Partial<QueueConfig> {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     invalid('config must be an object');

@@ -94,6 +94,40 @@ const localNow = (): number => performance.now();
 
 const timerPause: Pause = sleepFor;
 
+/** Where one partition's consume left off when it delivered nothing (its script's answer). */
+export interface WatchedPartition {
+  /** The partition's stream and wake stream (lib/queue/keys.ts). */
+  stream: string;
+  wake: string;
+  /** Their last ids; streamLast '' when the consumer is at its in-flight cap. */
+  streamLast: string;
+  wakeLast: string;
+  /** When something it holds becomes due (service clock, ms); -1 for never. */
+  dueAt: number;
+}
+
+/**
+ * The watch point of a consume that delivered nothing from the partitions it tried: each one's
+ * stream and wake stream, past their last ids, in one order (so waiters of a group find the same
+ * point), and the earliest due time. Null when there is nothing to wait at: no partition, or the
+ * consumer at its in-flight cap (nothing at the stream can change that).
+ */
+export function watchPointOf(scope: string, parts: readonly WatchedPartition[]): WatchPoint | null {
+  if (parts.length === 0 || parts.some((part) => part.streamLast === '')) return null;
+  const streams = parts.flatMap((part) => [
+    [part.stream, part.streamLast],
+    [part.wake, part.wakeLast],
+  ]);
+  streams.sort(([a], [b]) => (a as string).localeCompare(b as string));
+  const due = parts.map((part) => part.dueAt).filter((at) => at >= 0);
+  return {
+    scope,
+    keys: streams.map(([key]) => key as string),
+    ids: streams.map(([, id]) => id as string),
+    dueAt: due.length === 0 ? null : Math.min(...due),
+  };
+}
+
 /**
  * @example
  * const watches = createWatchRegistry({ redis, clock: systemClock });

@@ -173,9 +173,9 @@ describe('POST consume with waitMs', () => {
     await h.call('PUT', '/v1/queues/q', { body: {} });
     await h.call('PUT', '/v1/queues/q/groups/g', { body: { start: '$' } });
     // Before the third poll another client produces: two empty polls, pauses of 50 and 100 ms.
-    const original = h.queue.consume.bind(h.queue);
+    const original = h.queue.consumeOrWatch.bind(h.queue);
     let polls = 0;
-    h.queue.consume = async (...args) => {
+    h.queue.consumeOrWatch = async (...args) => {
       if (++polls === 3) await h.queue.produce('q', [{ body: 'late' }]);
       return original(...args);
     };

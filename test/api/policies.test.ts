@@ -24,9 +24,9 @@ describe('pause and resume', () => {
     expect(held.json).toEqual({ messages: [] });
     expect(h.clock.now() - started).toBe(1500);
     // Resumed during a long poll: the next poll delivers.
-    const original = h.queue.consume.bind(h.queue);
+    const original = h.queue.consumeOrWatch.bind(h.queue);
     let polls = 0;
-    h.queue.consume = async (...args) => {
+    h.queue.consumeOrWatch = async (...args) => {
       if (++polls === 2) await h.queue.resumeQueue('q');
       return original(...args);
     };

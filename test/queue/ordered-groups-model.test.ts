@@ -12,7 +12,7 @@
  * finished before each consume.
  */
 import { expect, it } from 'vitest';
-import { compareIds } from '../../lib/queue/partitions.ts';
+import { compareIds } from '../../lib/queue/partitions/ids.ts';
 import type { Message, QueueService } from '../../lib/queue/types.ts';
 import { seededRandom as random } from './support/random.ts';
 import { onEveryBackend } from './support/suite.ts';

@@ -5,7 +5,7 @@
  * head releases the key and a redrive joins the key's tail.
  */
 import { expect, it } from 'vitest';
-import { partitionOf } from '../../lib/queue/partitions.ts';
+import { partitionOf } from '../../lib/queue/partitions/ids.ts';
 import type { Message, QueueService } from '../../lib/queue/types.ts';
 import { onEveryBackend } from './support/suite.ts';
 
@@ -362,7 +362,7 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
     const { keys, raw: rawId } = at('q', a1);
     await raw(
       "redis.call('XACK', KEYS[1], 'g', ARGV[1]); return redis.call('ZREM', KEYS[2], ARGV[1])",
-      [keys.stream, keys.lease('g')],
+      [keys.stream, keys.group('g').lease],
       [rawId],
     );
     expect(await queue.consume('q', 'g', 'c', 10)).toEqual([]);
@@ -383,7 +383,8 @@ onEveryBackend('ordered message groups: lookup, stats and housekeeping', (make) 
     const { queue, at, raw } = make();
     const a1 = await a1InFlight(queue);
     const { keys } = at('q', a1);
-    const lines = [keys.turns('g'), keys.heads('g'), keys.keyState('g')];
+    const { turns, heads, keyState } = keys.group('g');
+    const lines = [turns, heads, keyState];
     const count = () => raw("return redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3])", lines);
     expect(await count()).toBe(2);
     await queue.deleteGroup('q', 'g');

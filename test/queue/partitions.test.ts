@@ -6,7 +6,8 @@
  */
 import { expect, it } from 'vitest';
 import { isQueueError } from '../../lib/queue/errors.ts';
-import { decodeId } from '../../lib/queue/partitions.ts';
+import { type KeyScope, scriptKeys } from '../../lib/queue/keys.ts';
+import { decodeId } from '../../lib/queue/partitions/ids.ts';
 import { encodeParams } from '../../lib/queue/script-binding.ts';
 import { scripts } from '../../lib/queue/scripts.generated.ts';
 import type { QueueService } from '../../lib/queue/types.ts';
@@ -16,15 +17,18 @@ import { type Harness, onEveryBackend } from './support/suite.ts';
 
 const VT = 1000;
 
-/** Runs one of the previous release's scripts with its named keys and arguments. */
+/**
+ * Runs one of the previous release's scripts on what `scope` names, its KEYS picked by the names
+ * its header gives them (the same names today), with its named arguments.
+ */
 function oldScript(
   h: Harness,
   name: keyof typeof previousRelease,
-  keys: Record<string, unknown>,
+  scope: KeyScope,
   args: Record<string, unknown>,
 ): Promise<RedisValue> {
   const script = previousRelease[name];
-  return h.raw(script.source, encodeParams(script.keys, keys), encodeParams(script.args, args));
+  return h.raw(script.source, scriptKeys(h.keys, script.keys, scope), encodeParams(script.args, args));
 }
 
 function partitionOfId(id: string): number {
@@ -38,7 +42,6 @@ onEveryBackend(
       // New queues get 8 partitions here; the old queue must stay the 1-partition queue it is.
       const h = make();
       const { queue, clock, keys } = h;
-      const k = keys.queue('orders');
       const defaults = {
         visibilityTimeoutMs: VT,
         maxDeliveries: 5,
@@ -49,25 +52,15 @@ onEveryBackend(
       };
       // What the previous release did: configure, register, create a group, produce (one with a
       // dedupId), consume one message and leave it pending.
-      await oldScript(h, 'configure', { config: k.config }, { queue: 'orders', patch: { maxDeliveries: 7 } });
-      await oldScript(h, 'registryAdd', { registry: keys.registry }, { queue: 'orders' });
-      await oldScript(h, 'queueMark', { config: k.config }, {});
-      await oldScript(
-        h,
-        'groupCreate',
-        { stream: k.stream, config: k.config },
-        { queue: 'orders', group: 'g', start: '0' },
-      );
+      const orders = { queue: 'orders' };
+      await oldScript(h, 'configure', orders, { queue: 'orders', patch: { maxDeliveries: 7 } });
+      await oldScript(h, 'registryAdd', {}, { queue: 'orders' });
+      await oldScript(h, 'queueMark', orders, {});
+      await oldScript(h, 'groupCreate', orders, { queue: 'orders', group: 'g', start: '0' });
       const produced = (await oldScript(
         h,
         'produce',
-        {
-          stream: k.stream,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          dedup: [k.dedup('d-1')],
-        },
+        { queue: 'orders', dedup: ['d-1'] },
         {
           queue: 'orders',
           now: clock.now(),
@@ -83,15 +76,7 @@ onEveryBackend(
       const consumed = (await oldScript(
         h,
         'consume',
-        {
-          stream: k.stream,
-          dlq: k.dlq,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          lease: k.lease('g'),
-          meta: k.groupMeta('g'),
-        },
+        { queue: 'orders', group: 'g' },
         { group: 'g', consumer: 'old-worker', count: 1, now: clock.now(), config: defaults },
       )) as [string, number, [string, number, string[]]];
       expect(consumed[2][0]).toBe(oldIds[0]);

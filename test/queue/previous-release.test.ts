@@ -8,7 +8,6 @@
  */
 import { expect, it } from 'vitest';
 import { storedDefaults } from '../../lib/queue/config.ts';
-import type { QueueKeys } from '../../lib/queue/keys.ts';
 import { DEFAULT_CONFIG } from '../../lib/queue/rules.ts';
 import { createScriptRunner } from '../../lib/queue/script-runner.ts';
 import { release7c8ae99 as release } from './fixtures/release-7c8ae99-scripts.ts';
@@ -23,49 +22,23 @@ const message = (body: unknown, extra: { attributes?: string; delayMs?: number; 
   dedupKey: 0,
 });
 
-/** The keys that release's consume of group g takes. */
-const consumeKeys = (k: QueueKeys) => ({
-  stream: k.stream,
-  dlq: k.dlq,
-  dlqIndex: k.dlqIndex,
-  delayed: k.delayed,
-  delayedData: k.delayedData,
-  config: k.config,
-  lease: k.lease('g'),
-  meta: k.groupMeta('g'),
-  wake: k.wake,
-});
+/**
+ * What that release's scripts are called on: the runner picks their KEYS by the names in their
+ * headers, the same names the keys have today.
+ */
+const onGroup = { queue: 'q', group: 'g' };
 
 onEveryBackend(
   'data written by the previous release (7c8ae99)',
   (make) => {
     it('serves its queue: leases, held counts, a nack, a dedup key and a delayed message, each delivered once', async () => {
       const { queue, clock, keys, client } = make();
-      const old = createScriptRunner(client);
-      const k = keys.queue('q');
-      const group = { stream: k.stream, config: k.config, lease: k.lease('g'), meta: k.groupMeta('g') };
-      await old(
-        release.groupCreate,
-        { stream: k.stream, config: k.config },
-        {
-          queue: 'q',
-          group: 'g',
-          start: '0',
-          create: 1,
-        },
-      );
+      const old = createScriptRunner(client, keys);
+      await old(release.groupCreate, onGroup, { start: '0', create: 1 });
       const { ids } = (await old(
         release.produce,
+        { queue: 'q', dedup: ['first'] },
         {
-          stream: k.stream,
-          delayed: k.delayed,
-          delayedData: k.delayedData,
-          config: k.config,
-          wake: k.wake,
-          dedup: [k.dedup('first')],
-        },
-        {
-          queue: 'q',
           now: clock.now(),
           config,
           create: 1,
@@ -81,19 +54,14 @@ onEveryBackend(
           ],
         },
       )) as { ids: string[] };
-      const held = (await old(release.consume, consumeKeys(k), {
-        group: 'g',
+      const held = (await old(release.consume, onGroup, {
         consumer: 'old',
         count: 3,
         now: clock.now(),
         config,
       })) as { messages: { id: string }[] };
       expect(held.messages.map((m) => m.id)).toEqual(ids.slice(0, 3));
-      await old(
-        release.nack,
-        { ...group, wake: k.wake },
-        { group: 'g', now: clock.now(), delayMs: 0, config, ids: [ids[1] as string] },
-      );
+      await old(release.nack, onGroup, { now: clock.now(), delayMs: 0, config, ids: [ids[1] as string] });
 
       // The current code: the queue as that release left it.
       const stats = await queue.stats('q');
@@ -136,8 +104,7 @@ onEveryBackend(
 
     it('keeps grouped messages whole while an instance of that release acks and consumes beside the current code', async () => {
       const { queue, keys, client, clock } = make();
-      const old = createScriptRunner(client);
-      const k = keys.queue('q');
+      const old = createScriptRunner(client, keys);
       await queue.createGroup('q', 'g', '0');
       const [a1] = (await queue.produce('q', [
         { body: 'a1', groupKey: 'a' },
@@ -145,11 +112,7 @@ onEveryBackend(
       ])) as [string];
       expect((await queue.consume('q', 'g', 'new', 10)).map((m) => m.body)).toEqual(['a1']);
       // That release's ack releases no key: a2 waits until the sweep sees a1 is no longer pending.
-      const acked = (await old(
-        release.ack,
-        { stream: k.stream, config: k.config, lease: k.lease('g'), meta: k.groupMeta('g') },
-        { group: 'g', ids: [a1] },
-      )) as { acked: number };
+      const acked = (await old(release.ack, onGroup, { ids: [a1] })) as { acked: number };
       expect(acked.acked).toBe(1);
       expect(await queue.consume('q', 'g', 'new', 10)).toEqual([]);
       await queue.sweep();
@@ -158,8 +121,7 @@ onEveryBackend(
       await queue.ack('q', 'g', [a2?.id as string]);
       // A message of an idle key stays in the stream, reserved: that release's consume delivers it.
       const [b1] = (await queue.produce('q', [{ body: 'b1', groupKey: 'b' }])) as [string];
-      const got = (await old(release.consume, consumeKeys(k), {
-        group: 'g',
+      const got = (await old(release.consume, onGroup, {
         consumer: 'old',
         count: 10,
         now: clock.now(),

@@ -9,8 +9,8 @@ describe('script headers', () => {
   it('reads keys, arguments with kinds and rest groups, the reply and the errors', () => {
     const parsed = header([
       '-- test: a script',
-      '-- KEYS: stream, config, ...groups: {lease, meta}',
-      '-- ARGV: group, count: int, config: json, ...ids',
+      '-- KEYS: stream, config, ...groups: {lease, meta}, ...dedup',
+      '-- ARGV: group, count: int, config: json, groups: json, ...ids',
       '-- Returns: deadLettered: int, pending: {name: string, n: int}[]?,',
       '--   ...messages: {id: string, fields: fields}',
       '--   (a note that is not part of the type)',
@@ -22,19 +22,23 @@ describe('script headers', () => {
         ['stream', 'string'],
         ['config', 'string'],
       ],
-      rest: [
-        'groups',
+      lists: [
         [
-          ['lease', 'string'],
-          ['meta', 'string'],
+          'groups',
+          [
+            ['lease', 'string'],
+            ['meta', 'string'],
+          ],
         ],
       ],
+      rest: ['dedup', 'string'],
     });
     expect(parsed.args).toEqual({
       fixed: [
         ['group', 'string'],
         ['count', 'int'],
         ['config', 'json'],
+        ['groups', 'json'],
       ],
       rest: ['ids', 'string'],
     });
@@ -74,14 +78,32 @@ describe('script headers', () => {
   });
 
   it('refuses unknown types, Lua keywords as names, undeclared error codes and a missing tag', () => {
-    expect(() => header(['-- KEYS: a', '-- ARGV: none', '-- Returns: x: number'])).toThrow(
+    expect(() => header(['-- KEYS: stream', '-- ARGV: none', '-- Returns: x: number'])).toThrow(
       /unknown type number/,
     );
-    expect(() => header(['-- KEYS: a', '-- ARGV: end', '-- Returns: nothing'])).toThrow(/not a usable name/);
-    expect(() => header(['-- KEYS: a', '-- ARGV: none', '-- Returns: nothing', '-- Errors: NOPE'])).toThrow(
-      /not a QueueErrorCode/,
+    expect(() => header(['-- KEYS: stream', '-- ARGV: end', '-- Returns: nothing'])).toThrow(
+      /not a usable name/,
     );
-    expect(() => header(['-- KEYS: a', '-- Returns: nothing'])).toThrow(/no ARGV/);
+    expect(() =>
+      header(['-- KEYS: stream', '-- ARGV: none', '-- Returns: nothing', '-- Errors: NOPE']),
+    ).toThrow(/not a QueueErrorCode/);
+    expect(() => header(['-- KEYS: stream', '-- Returns: nothing'])).toThrow(/no ARGV/);
+  });
+
+  it('takes only the key names lib/queue/keys.ts gives, and group keys with the names of their groups', () => {
+    const keys =
+      (text: string, args = 'none') =>
+      () =>
+        header([`-- KEYS: ${text}`, `-- ARGV: ${args}`, '-- Returns: nothing']);
+    expect(keys('stream, index')).toThrow(/no key is named index/);
+    expect(keys('stream, ...leases')).toThrow(/not a list of keys/);
+    expect(keys('stream, ...groups: {lease, state}', '...groups')).toThrow(/no group key is named state/);
+    expect(keys('stream, ...groups: {lease}')).toThrow(/ARGV groups names/);
+    // A list before the last is as long as the ARGV list of its name.
+    expect(keys('stream, ...dedup, ...groups: {lease}', '...groups')).toThrow(/ARGV needs a list dedup/);
+    expect(keys('stream, ...groups: {lease}, ...dedup', 'groups: json')()).toMatchObject({
+      keys: { lists: [['groups', [['lease', 'string']]]], rest: ['dedup', 'string'] },
+    });
   });
 });
 

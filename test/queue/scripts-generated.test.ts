@@ -1,7 +1,10 @@
-/** The embedded scripts match lib/queue/scripts/*.lua (regenerate with `npx tsx scripts/generate-lua.ts`). */
-import { readFile } from 'node:fs/promises';
-import { expect, it } from 'vitest';
-import { generatedFile, renderGenerated } from '../../scripts/generate-lua.ts';
+/**
+ * The embedded scripts match lib/queue/scripts/*.lua (regenerate with `npm run generate`), and each
+ * carries its header, its own code and the helpers it calls, once, without comments.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { generatedFile, luaSegments, renderGenerated, stripComments } from '../../scripts/generate-lua.ts';
 
 it('keeps lib/queue/scripts.generated.ts in step with the Lua sources', async () => {
   expect(await readFile(generatedFile, 'utf8')).toBe(await renderGenerated());
@@ -33,25 +36,63 @@ it('sends a script only the config fields it reads, and the script looks up only
     },
     eval: async () => ['ok', 0, 1, -1, '', ''],
   });
-  const keys = {
-    stream: 's',
-    dlq: 'd',
-    dlqIndex: 'i',
-    delayed: 'x',
-    delayedData: 'y',
-    config: 'c',
-    lease: 'l',
-    meta: 'm',
-    turns: 't',
-    heads: 'h',
-    keyState: 'ks',
-    wake: 'w',
-  };
-  const args = { group: 'g', consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
-  await run(consume, keys, args);
-  await run(consume, keys, args);
+  const args = { consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
+  await run(consume, { queue: 'q', group: 'g' }, args);
+  await run(consume, { queue: 'q', group: 'g' }, args);
   const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
   expect(Object.keys(config).sort()).toEqual(consume.configFields);
   expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);
   expect(sent[1]).toEqual(sent[0]);
+});
+
+describe('what each script carries', () => {
+  it('holds each helper once, and only helpers it calls', async () => {
+    const { scripts } = await import('../../lib/queue/scripts.generated.ts');
+    for (const script of Object.values(scripts)) {
+      const defined = [...script.source.matchAll(/^local function ([A-Za-z_]\w*)/gm)].map(
+        (m) => m[1] as string,
+      );
+      expect(new Set(defined).size, script.name).toBe(defined.length);
+      for (const name of defined) {
+        const uses = script.source.match(new RegExp(`(?<![\\w.:])${name}\\b`, 'g'))?.length ?? 0;
+        expect(uses, `${script.name}: ${name} is defined but never called`).toBeGreaterThan(1);
+      }
+    }
+    // The sweep's phases are named, and consume carries the key lines' helpers but not the sweep's.
+    expect(scripts.sweepQueue.source).toMatch(/^local function expire_leases\(/m);
+    expect(scripts.consume.source).toMatch(/^local function serve_turns\(/m);
+    expect(scripts.consume.source).not.toMatch(/clear_head|trim_acked/);
+    expect(scripts.ping.source).not.toMatch(/local function/);
+  });
+
+  it('keeps the header and strips every other comment', async () => {
+    const { scripts } = await import('../../lib/queue/scripts.generated.ts');
+    for (const script of Object.values(scripts)) {
+      const lines = script.source.split('\n');
+      const header = lines.findIndex((line) => !line.startsWith('--'));
+      expect(lines[0], script.name).toMatch(/^-- [a-z-]+: /);
+      const rest = lines.slice(header).join('\n');
+      expect(
+        luaSegments(rest).filter((segment) => segment.kind === 'comment'),
+        script.name,
+      ).toEqual([]);
+    }
+    expect(stripComments('local a = \'--x\' -- note\n--[[ long\n]] local b = "--" --[==[ ]==]\n\n')).toBe(
+      'local a = \'--x\'\n local b = "--"',
+    );
+  });
+
+  it('keeps every Lua file within 350 lines and the generated module within 250 KB', async () => {
+    const dir = new URL('../../lib/queue/scripts/', import.meta.url);
+    const files = [
+      ...(await readdir(dir)).filter((f) => f.endsWith('.lua')),
+      ...(await readdir(new URL('include/', dir))).map((f) => `include/${f}`),
+    ];
+    expect(files.length).toBeGreaterThan(50);
+    for (const file of files) {
+      const lines = (await readFile(new URL(file, dir), 'utf8')).split('\n').length;
+      expect(lines, file).toBeLessThanOrEqual(350);
+    }
+    expect((await stat(generatedFile)).size).toBeLessThanOrEqual(250 * 1024);
+  });
 });

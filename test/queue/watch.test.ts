@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../lib/clock.ts';
-import { createWatchRegistry, type WatchPoint } from '../../lib/queue/watch.ts';
+import { createWatchRegistry, type WatchPoint, watchPointOf } from '../../lib/queue/watch.ts';
 import type { CallOptions, RedisClient } from '../../lib/redis/client.ts';
 
 interface Read {
@@ -114,5 +114,37 @@ describe('the watch registry', () => {
     expect(await createWatchRegistry({ redis: eager, clock: systemClock }).wait(point(), until)).toBe(
       'unsupported',
     );
+  });
+});
+
+describe('watchPointOf', () => {
+  const part = (p: number, streamLast: string, dueAt = -1) => ({
+    stream: `q:{q#${p}}:stream`,
+    wake: `q:{q#${p}}:wake`,
+    streamLast,
+    wakeLast: `${p}-9`,
+    dueAt,
+  });
+
+  it('waits at every partition tried, keys in one order, until the earliest due time', () => {
+    expect(watchPointOf('q\ng', [part(2, '2-1', 500), part(1, '1-1', -1), part(3, '3-1', 300)])).toEqual({
+      scope: 'q\ng',
+      keys: [
+        'q:{q#1}:stream',
+        'q:{q#1}:wake',
+        'q:{q#2}:stream',
+        'q:{q#2}:wake',
+        'q:{q#3}:stream',
+        'q:{q#3}:wake',
+      ],
+      ids: ['1-1', '1-9', '2-1', '2-9', '3-1', '3-9'],
+      dueAt: 300,
+    });
+    expect(watchPointOf('q\ng', [part(1, '1-1')])?.dueAt).toBeNull();
+  });
+
+  it('gives no point when a partition had the consumer at its cap, or none was tried', () => {
+    expect(watchPointOf('q\ng', [part(1, '1-1'), part(2, '')])).toBeNull();
+    expect(watchPointOf('q\ng', [])).toBeNull();
   });
 });

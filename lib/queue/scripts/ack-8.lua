@@ -5,8 +5,13 @@
 -- ARGV: group, ...ids
 -- Returns: acked: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
--- @include delivery
+-- @include group
+-- @include group-exists
+-- @include held
+-- @include ids
+-- @include int
+-- @include release
+-- @include unpack
 
 local g = group_of(args.group, keys)
 if not group_exists(keys.stream, args.group) then

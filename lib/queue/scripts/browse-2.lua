@@ -3,7 +3,7 @@
 -- ARGV: from, to, count: int
 -- Returns: partitions: int, ...entries: {id: string, fields: fields}
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include partition
 if redis.call('EXISTS', keys.stream) == 0 and redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end

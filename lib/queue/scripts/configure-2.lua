@@ -3,13 +3,16 @@
 -- stored partition count, the overrides' version and the group names. A request to shrink changes
 -- nothing and answers CONFLICT.
 -- KEYS: config, stream
--- ARGV: queue, patch: json, create: int, grow: int
+-- ARGV: patch: json, create: int, grow: int
 --   (patch: every field but partitions; create: the partition count a new queue gets; grow: the
 --   partition count asked for, 0 when not asked; the service raises it in partitions-grow)
 -- Returns: unregistered: flag, partitions: int, version: int, groups: string[], ...record: string
 --   (record: the whole stored record after the update, as field, value pairs)
 -- Errors: CONFLICT
--- @include common
+-- @include group-names
+-- @include int
+-- @include partition
+-- @include unpack
 
 if redis.call('EXISTS', keys.config) == 1 then
   local stored = stored_partitions(keys.config)
@@ -27,14 +30,8 @@ if #pairs_to_set > 2 then
   redis.call(unpack(pairs_to_set))
   redis.call('HINCRBY', keys.config, 'version', 1)
 end
-local groups = {}
-if redis.call('EXISTS', keys.stream) == 1 then
-  for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
-    groups[#groups + 1] = g[2]
-  end
-end
 local version = tonumber(redis.call('HGET', keys.config, 'version')) or 0
-local out = { 'ok', unregistered, stored_partitions(keys.config), version, groups }
+local out = { 'ok', unregistered, stored_partitions(keys.config), version, group_names(keys.stream) }
 for _, v in ipairs(redis.call('HGETALL', keys.config)) do
   out[#out + 1] = v
 end

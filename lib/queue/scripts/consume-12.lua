@@ -15,8 +15,23 @@
 --   long poll's blocking read; otherwise -1, '' and ''. While paused, dueAt is -1 and the ids are
 --   given, so a long poll waits for a resume, which writes the wake stream)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
--- @include delivery
+-- @include backoff
+-- @include config
+-- @include dead-letter
+-- @include entry
+-- @include expiry
+-- @include group
+-- @include group-exists
+-- @include held
+-- @include int
+-- @include kv
+-- @include park
+-- @include promote
+-- @include serve-turns
+-- @include take-in
+-- @include take-over
+-- @include unpack
+-- @include watch-point
 
 local g = group_of(args.group, keys)
 local consumer, now = args.consumer, args.now
@@ -138,7 +153,7 @@ local function read_new()
     -- end of its key's line.
     local reserved = {}
     if #grouped > 0 then
-      local get = { 'HMGET', g.state }
+      local get = { 'HMGET', g.keyState }
       for i, item in ipairs(grouped) do
         get[i + 2] = 'k:' .. item[1]
       end

@@ -4,7 +4,9 @@
 -- ARGV: group, consumer, now: int, config: json, ...ids
 -- Returns: extended: string[], lost: string[]
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
+-- @include config
+-- @include group-exists
+-- @include int
 
 local stream, lease, meta, group, consumer = keys.stream, keys.lease, keys.meta, args.group, args.consumer
 if not group_exists(stream, group) then

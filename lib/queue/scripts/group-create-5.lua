@@ -2,12 +2,12 @@
 -- group starts with empty key lines (a group of that name destroyed behind our back may have left
 -- some).
 -- KEYS: stream, config, turns, heads, keyState
--- ARGV: queue, group, start, create: int
+-- ARGV: group, start, create: int
 --   (start: '0', '$' or an id; create: the partition count a new queue gets, 0 on partitions other
 --   than 0)
 -- Returns: created: flag, unregistered: flag, partitions: int
 -- Errors: REDIS_ERROR, QUEUE_NOT_FOUND
--- @include common
+-- @include partition
 
 local unregistered = open_partition(keys.config, args.create)
 if not unregistered then

@@ -4,7 +4,7 @@
 -- Returns: deleted: flag, partitions: int
 --   (0 when the group did not exist; QUEUE_NOT_FOUND when the queue does not)
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include partition
 
 local destroyed = 0
 if redis.call('EXISTS', keys.stream) == 1 then

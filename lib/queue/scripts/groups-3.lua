@@ -4,7 +4,8 @@
 -- ARGV: none
 -- Returns: partitions: int, schedules: {name: string, spec: string, last: int}[], ...names: string
 --   (schedules: each schedule's stored spec, JSON, and the last occurrence it fired, ms)
--- @include common
+-- @include group-names
+-- @include partition
 local schedules = {}
 local stored = redis.call('HGETALL', keys.schedules)
 for i = 1, #stored, 2 do
@@ -20,10 +21,7 @@ for i = 1, #stored, 2 do
   end
 end
 local out = { 'ok', stored_partitions(keys.config), schedules }
-if redis.call('EXISTS', keys.stream) == 0 then
-  return out
-end
-for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
-  out[#out + 1] = g[2]
+for _, name in ipairs(group_names(keys.stream)) do
+  out[#out + 1] = name
 end
 return out

@@ -3,11 +3,10 @@
 -- pending (holder, deliveries, lease expiry or retry time) or acked, and which groups dead-lettered
 -- it (from the dead-letter index); an id no longer in the stream answers its dead letters; a dead
 -- letter's own id answers that dead letter. A grouped message a group has taken into its key's
--- line is waiting (the next of its key to go) or blocked behind its key's head. Groups' keys are
--- named from `groupPrefix` (`<partition base>:g:`, see group_named): they share the partition's
--- hash tag, so it still touches one slot, and the lookup needs no prior call for the group names.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config
--- ARGV: id, now: int, groupPrefix, config: json
+-- line is waiting (the next of its key to go) or blocked behind its key's head. The groups are the
+-- ones the service names, with their keys (other groups are answered as GROUPS).
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, ...groups: {lease, meta, keyState}
+-- ARGV: id, now: int, config: json, ...groups
 -- Returns: kind: 'stream' | 'delayed' | 'dead-lettered' | 'dead-letter' | 'none', fields: fields,
 --   deliverAt: int, partitions: int, deadLetters: {id: string, fields: fields}[],
 --   ...groups: {name: string, state: string, consumer: string, deliveries: int, eligibleAt: int,
@@ -16,8 +15,14 @@
 --   'dead-letter': the id is a dead letter's own; state: waiting | blocked | pending | acked |
 --   dead-lettered; blockedBy: a blocked message's key head)
 -- Errors: QUEUE_NOT_FOUND
--- @include common
--- @include delivery
+-- @include backoff
+-- @include config
+-- @include delayed
+-- @include entry
+-- @include given-groups
+-- @include ids
+-- @include int
+-- @include partition
 
 local id, now = args.id, args.now
 if redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
@@ -26,32 +31,17 @@ end
 local partitions = stored_partitions(keys.config)
 
 if string.sub(id, 1, 8) == 'delayed-' then
-  local v = redis.call('HMGET', keys.delayedData, id .. ':b', id .. ':a', id .. ':t', id .. ':x', id .. ':g')
+  local fields = delayed_fields(keys.delayedData, id, '0')
   local due = redis.call('ZSCORE', keys.delayed, id)
-  if not v[1] or not due then
+  if not fields or not due then
     return { 'ok', 'none', {}, 0, partitions, {} }
-  end
-  local fields = { 'body', v[1] }
-  if v[2] then
-    fields[#fields + 1] = 'attributes'
-    fields[#fields + 1] = v[2]
-  end
-  fields[#fields + 1] = 'enqueuedAt'
-  fields[#fields + 1] = v[3] or '0'
-  if v[4] then
-    fields[#fields + 1] = 'expiresAt'
-    fields[#fields + 1] = v[4]
-  end
-  if v[5] then
-    fields[#fields + 1] = 'groupKey'
-    fields[#fields + 1] = v[5]
   end
   return { 'ok', 'delayed', fields, tonumber(due), partitions, {} }
 end
 
-local groups = {}
-if redis.call('EXISTS', keys.stream) == 1 then
-  groups = redis.call('XINFO', 'GROUPS', keys.stream)
+local groups, stale = given_groups(keys, args.groups)
+if not groups then
+  return stale
 end
 local cfg = load_config(keys.config, args.config)
 local fields = entry_fields(keys.stream, id)
@@ -61,7 +51,7 @@ local group_key = fields and group_key_of(fields)
 -- there (finished, or never taken in), else 'waiting' (the next of its key to go) or 'blocked'
 -- and the key's head.
 local function line_state(g)
-  local v = redis.call('HMGET', g.state, 'v:' .. id, 'k:' .. id, 'h:' .. group_key, 'w:' .. group_key, 'f:' .. group_key)
+  local v = redis.call('HMGET', g.keyState, 'v:' .. id, 'k:' .. id, 'h:' .. group_key, 'w:' .. group_key, 'f:' .. group_key)
   -- In a line: it has a message before it there, or it is the line's head; waiting: not in flight.
   if not (v[1] or v[3] == id) or v[2] then
     return nil
@@ -87,15 +77,14 @@ local function letter_of(group)
   return dlq_id
 end
 
-for _, g in ipairs(groups) do
-  local info = kv(g)
+for _, group in ipairs(groups) do
+  local info, g = group.info, group.g
   local name = info.name
   local row = nil
   if fields then
     local pending = redis.call('XPENDING', keys.stream, name, id, id, '1')
     if #pending > 0 then
-      local named = group_named(name, keys, args.groupPrefix)
-      local lease, meta = named.lease, named.meta
+      local lease, meta = g.lease, g.meta
       local deliveries = tonumber(pending[1][4])
       local score = tonumber(redis.call('ZSCORE', lease, id))
       local retrying = redis.call('HEXISTS', meta, 'n:' .. id) == 1
@@ -116,7 +105,7 @@ for _, g in ipairs(groups) do
     elseif not id_less(info['last-delivered-id'], id) then
       local state, head = nil, nil
       if group_key then
-        state, head = line_state(group_named(name, keys, args.groupPrefix))
+        state, head = line_state(g)
       end
       local dlq_id = not state and letter_of(name)
       if state then

@@ -6,7 +6,11 @@
 --   (delayMs: -1 when the call named none)
 -- Returns: requeued: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
+-- @include backoff
+-- @include config
+-- @include group-exists
+-- @include int
+-- @include wake
 
 local stream, lease, meta, group = keys.stream, keys.lease, keys.meta, args.group
 if not group_exists(stream, group) then

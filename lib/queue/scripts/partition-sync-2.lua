@@ -9,7 +9,8 @@
 --   overrides, field -> value)
 -- Returns: created: flag
 -- Errors: REDIS_ERROR
--- @include common
+-- @include int
+-- @include partition
 
 local created = 0
 if redis.call('EXISTS', keys.config) == 0 then

@@ -5,7 +5,9 @@
 -- ARGV: partitions: int
 -- Returns: partitions: int, ...groups: string
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include group-names
+-- @include int
+-- @include partition
 
 if redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }
@@ -14,9 +16,7 @@ if args.partitions > stored_partitions(keys.config) then
   redis.call('HSET', keys.config, 'partitions', int(args.partitions))
 end
 local out = { 'ok', stored_partitions(keys.config) }
-if redis.call('EXISTS', keys.stream) == 1 then
-  for _, g in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
-    out[#out + 1] = g[2]
-  end
+for _, name in ipairs(group_names(keys.stream)) do
+  out[#out + 1] = name
 end
 return out

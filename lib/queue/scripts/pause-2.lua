@@ -7,7 +7,8 @@
 -- ARGV: group, paused: int
 -- Returns: partitions: int
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include partition
+-- @include wake
 
 if redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }

@@ -8,7 +8,11 @@
 --   expired and it waits out the retry backoff, redelivered from
 --   eligibleAt on, idleMs counted from its last delivery)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
+-- @include backoff
+-- @include config
+-- @include group-exists
+-- @include int
+-- @include partition
 
 local stream, group = keys.stream, args.group
 if not group_exists(stream, group) then

@@ -3,7 +3,8 @@
 -- ARGV: group
 -- Returns: partitions: int, pending: int, minId: string?, maxId: string?, consumers: {name: string, pending: int}[]?
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
+-- @include group-exists
+-- @include partition
 
 local reply = redis.pcall('XPENDING', keys.stream, args.group)
 if type(reply) == 'table' and reply.err then

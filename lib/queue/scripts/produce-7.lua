@@ -2,25 +2,50 @@
 -- within the window answers the first message's id and adds nothing. Creates a new queue's config
 -- (on partition 0). A batch routed by key with fewer partitions than the queue has is refused
 -- unwritten (`rerouted`), so the service routes it again with the count the reply carries. When
--- grouped messages were appended, each group that had read up to them takes them into their keys'
--- lines at once (park_run; the groups' keys are named from `groupPrefix`), so consume finds every
--- key's turn without reading past a busy key's backlog.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake, ...dedup
+-- grouped messages are appended, each group that had read up to them takes them into their keys'
+-- lines at once (park_appended), so consume finds every key's turn without reading past a busy
+-- key's backlog: such a batch needs every group's keys, and is answered GROUPS, unwritten, when
+-- the groups the service names are not the partition's.
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, wake,
+--   ...groups: {lease, meta, turns, heads, keyState}, ...dedup
 --   (dedup: one key per message that has a dedupId)
--- ARGV: queue, now: int, config: json, create: int, known: int, keyed: int, groupPrefix,
+-- ARGV: now: int, config: json, create: int, known: int, keyed: int, groups: json,
 --   ...messages: {body, attributes, delayMs: int, ttlMs: int, dedupKey: int, groupKey}
 --   (create: the partition count a new queue gets, 0 on partitions other than 0; known: the
 --   partition count the service routed with; keyed: 1 when some message was routed by its
---   groupKey, partitionKey or dedupId; body: JSON text; attributes: JSON text or ''; dedupKey: the
---   message's index in keys.dedup, 0 = none; ttlMs: 0 = none, else the entry carries expiresAt =
---   now + ttlMs; groupKey: '' for none)
+--   groupKey, partitionKey or dedupId; groups: the partition's group names, [] when no message
+--   is grouped; body: JSON text; attributes: JSON text or ''; dedupKey: the message's index in
+--   keys.dedup, 0 = none; ttlMs: 0 = none, else the entry carries expiresAt = now + ttlMs;
+--   groupKey: '' for none)
 -- Returns: unregistered: flag, partitions: int, rerouted: flag, ...ids: string
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
 -- Errors: QUEUE_NOT_FOUND
--- @include common
--- @include delivery
+-- @include config
+-- @include dedup
+-- @include delayed
+-- @include first-score
+-- @include message-fields
+-- @include given-groups
+-- @include int
+-- @include park
+-- @include partition
+-- @include unpack
+-- @include wake
 
 local now = args.now
+-- Grouped messages that go into the stream park in every group: check the groups before
+-- anything is written.
+local groups = {}
+for _, message in ipairs(args.messages) do
+  if message.groupKey ~= '' and message.delayMs <= 0 then
+    local stale
+    groups, stale = given_groups(keys, args.groups)
+    if not groups then
+      return stale
+    end
+    break
+  end
+end
 -- One HMGET answers what open_partition, stored_partitions and load_config would in four calls:
 -- every record this queue writes has an epoch, so EXISTS is asked only when none of these is set.
 local own = { 'registered', 'partitions', 'epoch' }
@@ -47,39 +72,15 @@ local earliest = false
 local appended = {}
 local grouped = 0
 for _, message in ipairs(args.messages) do
-  local body, attributes = message.body, message.attributes
   local delay = message.delayMs
-  local dedup = message.dedupKey > 0 and keys.dedup[message.dedupKey] or nil
-  local id = nil
-  if dedup and window > 0 then
-    -- epoch|id|expiresAt: the expiry is checked in the service's clock, PX only collects garbage,
-    -- and the epoch makes keys of a deleted queue of the same name harmless.
-    local seen = redis.call('GET', dedup)
-    if seen then
-      local e, first, expires = string.match(seen, '^([^|]*)|([^|]*)|(%-?%d+)$')
-      if e == epoch and tonumber(expires) > now then
-        id = first
-      end
-    end
-  end
+  local dedup = message.dedupKey > 0 and window > 0 and keys.dedup[message.dedupKey] or nil
+  local id = dedup and dedup_seen(dedup, epoch, now)
   if not id then
     local expires = message.ttlMs > 0 and int(now + message.ttlMs) or nil
+    local fields = message_fields(message.body, message.attributes, int(now), expires, message.groupKey)
     if delay > 0 then
       id = 'delayed-' .. int(redis.call('HINCRBY', keys.config, 'delayedSeq', 1))
-      local hset = { 'HSET', keys.delayedData, id .. ':b', body, id .. ':t', int(now) }
-      if attributes ~= '' then
-        hset[#hset + 1] = id .. ':a'
-        hset[#hset + 1] = attributes
-      end
-      if expires then
-        hset[#hset + 1] = id .. ':x'
-        hset[#hset + 1] = expires
-      end
-      if message.groupKey ~= '' then
-        hset[#hset + 1] = id .. ':g'
-        hset[#hset + 1] = message.groupKey
-      end
-      redis.call(unpack(hset))
+      delay_message(keys.delayedData, id, fields)
       if earliest == false then
         earliest = first_score(keys.delayed)
       end
@@ -90,35 +91,21 @@ for _, message in ipairs(args.messages) do
         wake(keys.wake)
       end
     else
-      local xadd = { 'XADD', keys.stream, '*', 'body', body }
-      if attributes ~= '' then
-        xadd[#xadd + 1] = 'attributes'
-        xadd[#xadd + 1] = attributes
-      end
-      xadd[#xadd + 1] = 'enqueuedAt'
-      xadd[#xadd + 1] = int(now)
-      if expires then
-        xadd[#xadd + 1] = 'expiresAt'
-        xadd[#xadd + 1] = expires
-      end
+      id = redis.call('XADD', keys.stream, '*', unpack(fields))
+      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
       if message.groupKey ~= '' then
-        xadd[#xadd + 1] = 'groupKey'
-        xadd[#xadd + 1] = message.groupKey
         grouped = grouped + 1
       end
-      id = redis.call(unpack(xadd))
-      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
     end
-    if dedup and window > 0 then
-      redis.call('SET', dedup, epoch .. '|' .. id .. '|' .. int(now + window), 'PX', int(window))
+    if dedup then
+      dedup_record(dedup, epoch, id, now, window)
     end
   end
   out[#out + 1] = id
 end
 if grouped > 0 then
-  for _, info in ipairs(redis.call('XINFO', 'GROUPS', keys.stream)) do
-    local record_ = kv(info)
-    park_appended(group_named(record_.name, keys, args.groupPrefix), record_, appended, cfg, now)
+  for _, group in ipairs(groups) do
+    park_appended(group.g, group.info, appended, cfg, now)
   end
 end
 return out

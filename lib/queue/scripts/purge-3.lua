@@ -2,7 +2,7 @@
 -- KEYS: dlq, dlqIndex, config
 -- ARGV: none
 -- Returns: purged: int, partitions: int
--- @include common
+-- @include partition
 local partitions = stored_partitions(keys.config)
 if redis.call('EXISTS', keys.dlq) == 0 then
   return { 'ok', 0, partitions }

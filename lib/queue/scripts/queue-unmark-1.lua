@@ -5,6 +5,6 @@
 -- Returns: partitions: int
 --   (partitions: the count a queue re-created meanwhile has, whose other partitions carry the
 --   marker too; 1 when there is no queue)
--- @include common
+-- @include partition
 redis.call('HDEL', keys.config, 'registered')
 return { 'ok', stored_partitions(keys.config) }

@@ -1,15 +1,24 @@
 -- reclaim: the explicit XAUTOCLAIM of the Redis docs — walks the pending list from `cursor`,
 -- takes messages idle at least minIdleMs for this consumer (an expired lease only once the retry
 -- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
--- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end. Idle time comes from the lease index
--- (the service's clock), so it behaves the same on every backend; see docs/queue-design.md.
+-- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end, else
+-- the next pending id. Idle time comes from the lease index (the service's clock), so it behaves
+-- the same on every backend; see docs/queue-design.md.
 -- KEYS: stream, dlq, dlqIndex, config, lease, meta, turns, heads, keyState, wake
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields}
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
--- @include common
--- @include delivery
+-- @include backoff
+-- @include config
+-- @include dead-letter
+-- @include group
+-- @include group-exists
+-- @include held
+-- @include ids
+-- @include int
+-- @include partition
+-- @include take-over
 
 local g = group_of(args.group, keys)
 local stream, lease, meta = keys.stream, keys.lease, keys.meta
@@ -65,11 +74,13 @@ for _, row in ipairs(rows) do
     end
   end
 end
--- Like XAUTOCLAIM: 0-0 once the scan reached the end of the pending list, else where to go on.
+-- Like XAUTOCLAIM: 0-0 once the scan reached the end of the pending list, else the next pending
+-- entry's id, where to go on.
 if #rows >= count then
   local after = successor(rows[#rows][1])
-  if after and #redis.call('XPENDING', stream, group, after, '+', '1') > 0 then
-    out[2] = after
+  local following = after and redis.call('XPENDING', stream, group, after, '+', '1')[1]
+  if following then
+    out[2] = following[1]
   end
 end
 for _, id in ipairs(leased) do

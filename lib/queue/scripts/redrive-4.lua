@@ -4,7 +4,8 @@
 -- ARGV: mode, limit: int, ...ids
 --   (mode: 'all' takes the oldest `limit` dead letters, 'ids' the listed ones)
 -- Returns: redriven: int, more: flag, partitions: int
--- @include common
+-- @include partition
+-- @include unpack
 local entries = {}
 if args.mode == 'all' then
   entries = redis.call('XRANGE', keys.dlq, '-', '+', 'COUNT', string.format('%d', args.limit))

@@ -3,7 +3,6 @@
 -- ARGV: name
 -- Returns: deleted: flag
 -- Errors: QUEUE_NOT_FOUND
--- @include common
 if redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end

@@ -7,7 +7,11 @@
 -- ARGV: name, occurrence: int, previous: int, now: int, config: json
 -- Returns: fired: flag, caughtUp: flag, id: string
 --   (id: the new message's id, or the first one's when its dedupId repeated within the window)
--- @include common
+-- @include config
+-- @include dedup
+-- @include message-fields
+-- @include int
+-- @include unpack
 local spec_text = redis.call('HGET', keys.schedules, args.name)
 if not spec_text then
   return { 'ok', 0, 0, '' }
@@ -24,28 +28,13 @@ local dedup = keys.dedup[1]
 local cfg = load_config(keys.config, args.config)
 local window = cfg.dedupWindowMs
 local epoch = redis.call('HGET', keys.config, 'epoch') or ''
+local first = dedup and window > 0 and dedup_seen(dedup, epoch, now)
+if first then
+  return { 'ok', 1, caught_up, first }
+end
+local expires = spec.ttlMs > 0 and int(now + spec.ttlMs) or nil
+local id = redis.call('XADD', keys.stream, '*', unpack(message_fields(spec.body, spec.attributes, int(now), expires)))
 if dedup and window > 0 then
-  local seen = redis.call('GET', dedup)
-  if seen then
-    local e, first, expires = string.match(seen, '^([^|]*)|([^|]*)|(%-?%d+)$')
-    if e == epoch and tonumber(expires) > now then
-      return { 'ok', 1, caught_up, first }
-    end
-  end
-end
-local xadd = { 'XADD', keys.stream, '*', 'body', spec.body }
-if spec.attributes ~= '' then
-  xadd[#xadd + 1] = 'attributes'
-  xadd[#xadd + 1] = spec.attributes
-end
-xadd[#xadd + 1] = 'enqueuedAt'
-xadd[#xadd + 1] = int(now)
-if spec.ttlMs > 0 then
-  xadd[#xadd + 1] = 'expiresAt'
-  xadd[#xadd + 1] = int(now + spec.ttlMs)
-end
-local id = redis.call(unpack(xadd))
-if dedup and window > 0 then
-  redis.call('SET', dedup, epoch .. '|' .. id .. '|' .. int(now + window), 'PX', int(window))
+  dedup_record(dedup, epoch, id, now, window)
 end
 return { 'ok', 1, caught_up, id }

@@ -5,7 +5,7 @@
 --   (spec: the schedule as JSON text: cron, timezone, body (JSON text), attributes, dedupId, ttlMs)
 -- Returns: created: flag
 -- Errors: QUEUE_NOT_FOUND
--- @include common
+-- @include int
 if redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end

@@ -1,7 +1,7 @@
--- stats: lengths and per-group figures in one round trip. Each group's key lines are named from
--- `groupPrefix` (`<partition base>:g:`, see group_named).
--- KEYS: stream, dlq, delayed, config
--- ARGV: now: int, names: int, groupPrefix
+-- stats: lengths and per-group figures in one round trip, each group's key lines included (from
+-- the keys of the groups the service names; other groups are answered as GROUPS).
+-- KEYS: stream, dlq, delayed, config, ...groups: {heads, keyState}
+-- ARGV: now: int, names: int, ...groups
 --   (names: 1 to list each group's consumer names, which a partitioned queue's stats merge)
 -- Returns: length: int, delayed: int, deadLetters: int, partitions: int, paused: flag,
 --   ...groups: {name: string, pending: int, lag: int, consumers: int, oldestPendingAgeMs: int,
@@ -10,19 +10,24 @@
 --   (lag -1: Redis cannot tell; oldestPendingAgeMs -1: nothing pending; consumerNames empty unless
 --   asked; oldestKeyId '' when no grouped message waits)
 -- Errors: QUEUE_NOT_FOUND
--- @include common
--- @include delivery
+-- @include entry
+-- @include given-groups
+-- @include ids
+-- @include kv
+-- @include partition
 
 local stream = keys.stream
 local now = args.now
 if redis.call('EXISTS', stream) == 0 and redis.call('EXISTS', keys.config) == 0 then
   return { 'QUEUE_NOT_FOUND' }
 end
+local groups, stale = given_groups(keys, args.groups)
+if not groups then
+  return stale
+end
 local length = 0
-local groups = {}
 if redis.call('EXISTS', stream) == 1 then
   length = redis.call('XLEN', stream)
-  groups = redis.call('XINFO', 'GROUPS', stream)
 end
 local paused = redis.call('HEXISTS', keys.config, 'paused')
 local out = { 'ok', length, redis.call('ZCARD', keys.delayed), redis.call('XLEN', keys.dlq), stored_partitions(keys.config), paused }
@@ -41,18 +46,17 @@ local function age_of(id)
   end
   return math.max(0, redis_now - split_id(id))
 end
-for _, group_info in ipairs(groups) do
-  local info = kv(group_info)
+for _, group in ipairs(groups) do
+  local info, g = group.info, group.g
   local age = -1
   if info.pending > 0 then
     age = age_of(redis.call('XPENDING', stream, info.name)[2])
   end
-  local g = group_named(info.name, keys, args.groupPrefix)
-  local waiting = tonumber(redis.call('HGET', g.state, 'waiting')) or 0
+  local waiting = tonumber(redis.call('HGET', g.keyState, 'waiting')) or 0
   local oldest_key, oldest_id, oldest_age = '', '', -1
   local oldest = redis.call('ZRANGE', g.heads, '0', '0')[1]
   if oldest then
-    local first = redis.call('HGET', g.state, 'w:' .. oldest)
+    local first = redis.call('HGET', g.keyState, 'w:' .. oldest)
     if first then
       oldest_key, oldest_id = oldest, first
       oldest_age = age_of(first)

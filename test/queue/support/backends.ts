@@ -1,5 +1,6 @@
 /**
- * The backends the queue conformance suite runs on, unchanged: the in-process engine, the real
+ * The backends the queue conformance suite runs on, unchanged: the in-process engine (running the
+ * queue's scripts checked: every key they touch must come through KEYS), the real
  * redis-server over TCP (ioredis), the real redis-server through the engine's REST front in
  * ENGINE_REDIS_URL mode (the `@upstash/redis` adapter) and a 3-master Redis Cluster of our own
  * (ioredis Cluster; started once per run by test/support/cluster-global-setup.ts). Each test gets
@@ -16,7 +17,7 @@ import {
 import { createManualClock, type ManualClock } from '../../../lib/clock.ts';
 import { createEngine } from '../../../lib/engine/engine.ts';
 import { createKeySpace, type KeySpace, type QueueKeys } from '../../../lib/queue/keys.ts';
-import { decodeId } from '../../../lib/queue/partitions.ts';
+import { decodeId } from '../../../lib/queue/partitions/ids.ts';
 import { scripts } from '../../../lib/queue/scripts.generated.ts';
 import { createQueueService, type QueueServiceOptions } from '../../../lib/queue/service.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
@@ -24,6 +25,7 @@ import type { RedisClient, RedisValue } from '../../../lib/redis/client.ts';
 import { createEngineClient } from '../../../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../../../lib/redis/upstash-client.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
+import { declaredKeysClient } from './declared-keys.ts';
 
 export interface Harness {
   queue: QueueService;
@@ -46,6 +48,8 @@ export interface Harness {
 
 export interface Backend {
   name: string;
+  /** The lane it runs in (vitest.config.ts): the engine in the unit project, servers in conformance. */
+  lane: 'engine' | 'servers';
   /** Why it is skipped, or undefined when it runs. */
   skip: string | undefined;
   setup(): Promise<void>;
@@ -116,18 +120,22 @@ function makeHarness(
 export const backends: Backend[] = [
   {
     name: 'engine (in-process)',
+    lane: 'engine',
     skip: undefined,
     setup: async () => {},
     teardown: async () => {},
     harness(options = {}) {
       const clock = createManualClock();
-      return makeHarness(createEngineClient(createEngine({ clock })), clock, options);
+      // The engine lane also checks that every key a script touches came through its KEYS.
+      const client = declaredKeysClient(createEngineClient(createEngine({ clock })), Object.values(scripts));
+      return makeHarness(client, clock, options);
     },
   },
   (() => {
     let connection: Redis | undefined;
     return {
       name: 'redis over TCP (ioredis)',
+      lane: 'servers',
       skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
       async setup() {
         connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -146,6 +154,7 @@ export const backends: Backend[] = [
     let client: RedisClient | undefined;
     return {
       name: 'redis through the REST front (upstash)',
+      lane: 'servers',
       skip: redisAvailable ? undefined : `no Redis at ${REDIS_URL}`,
       async setup() {
         server = await startEngineServer({ port: 0, redisUrl: REDIS_URL, token: 'queue-suite' });
@@ -162,9 +171,11 @@ export const backends: Backend[] = [
   })(),
   (() => {
     let cluster: Cluster | undefined;
-    const spec = inject('clusterNodes');
+    // Provided by the conformance project's global setup; absent elsewhere.
+    const spec = inject('clusterNodes') ?? '';
     return {
       name: 'redis cluster (3 masters, ioredis Cluster)',
+      lane: 'servers',
       skip: spec === '' ? 'no redis-server to start a cluster with' : undefined,
       async setup() {
         cluster = new Cluster(parseClusterNodes(spec), { redisOptions: { maxRetriesPerRequest: 1 } });

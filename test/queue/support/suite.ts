@@ -3,10 +3,27 @@
  * reason in the title) the backends that are not available, and gives each test a fresh harness.
  * Queues made through the harness get `partitions` by default (the service's defaults), so the
  * same tests run on unpartitioned queues and on queues spread over 8 partitions.
+ *
+ * The vitest project says which backends run here (`queueLane`, see vitest.config.ts): the
+ * in-process engine in the unit project, the servers in the conformance project, so each runs once
+ * in a full run.
  */
-import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, inject } from 'vitest';
 import type { QueueServiceOptions } from '../../../lib/queue/service.ts';
 import { type Backend, backends, type Harness } from './backends.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The backends of this project: the engine alone, or the servers. */
+    queueLane: 'engine' | 'servers';
+  }
+}
+
+/** The backends of this run's lane (every backend outside a project that names one). */
+function laneBackends(): Backend[] {
+  const lane: Backend['lane'] | undefined = inject('queueLane');
+  return lane === undefined ? backends : backends.filter((backend) => backend.lane === lane);
+}
 
 /** The partition counts every conformance block runs with unless it names its own. */
 export const PARTITION_VARIANTS: readonly number[] = [1, 8];
@@ -21,7 +38,7 @@ export function onEveryBackend(
   body: (make: (options?: Partial<QueueServiceOptions>) => Harness) => void,
   suiteOptions: SuiteOptions = {},
 ): void {
-  for (const backend of backends) {
+  for (const backend of laneBackends()) {
     for (const partitions of suiteOptions.partitions ?? PARTITION_VARIANTS) {
       const where = `${backend.name}${partitions === 1 ? '' : `, ${partitions} partitions`}`;
       const name =

@@ -1,11 +1,14 @@
-/** Conformance: produce, consume, ack, leases, nack, extend and reclaim on every backend. */
+/**
+ * Conformance, the deliveries family (lib/queue/ops/deliveries.ts): produce, consume, ack, leases,
+ * nack, extend, reclaim, the in-flight cap and the pending list on every backend.
+ */
 import { expect, it } from 'vitest';
-import { isQueueError } from '../../lib/queue/errors.ts';
-import { idShape, onEveryBackend } from './support/suite.ts';
+import { isQueueError } from '../../../lib/queue/errors.ts';
+import { idShape, onEveryBackend } from '../support/suite.ts';
 
 const VT = 30_000;
 
-onEveryBackend('delivery', (make) => {
+onEveryBackend('deliveries', (make) => {
   it('delivers produced messages once, in order, with body, attributes and enqueue time', async () => {
     const { queue, clock, partitions } = make();
     await queue.createGroup('orders', 'workers', '0');
@@ -47,22 +50,6 @@ onEveryBackend('delivery', (make) => {
       'Group "nobody" of queue "q1" does not exist',
     );
     expect((await queue.stats('q1')).groups).toEqual([]);
-  });
-
-  it('creates groups idempotently, from the backlog or from new messages only', async () => {
-    const { queue } = make();
-    await queue.produce('q', [{ body: 'old' }]);
-    expect(await queue.createGroup('q', 'all', '0')).toEqual({ created: true });
-    expect(await queue.createGroup('q', 'new', '$')).toEqual({ created: true });
-    const [first] = await queue.consume('q', 'all', 'c', 5);
-    expect(first?.body).toBe('old');
-    // Re-creating does not reset the group: the consumed message is not delivered again.
-    expect(await queue.createGroup('q', 'all', '0')).toEqual({ created: false });
-    await queue.produce('q', [{ body: 'fresh' }]);
-    expect((await queue.consume('q', 'all', 'c', 5)).map((m) => m.body)).toEqual(['fresh']);
-    expect((await queue.consume('q', 'new', 'c', 5)).map((m) => m.body)).toEqual(['fresh']);
-    expect(await queue.deleteGroup('q', 'new')).toBe(true);
-    expect(await queue.deleteGroup('q', 'new')).toBe(false);
   });
 
   it('redelivers a message whose holder went idle past the visibility timeout', async () => {
@@ -284,7 +271,7 @@ onEveryBackend('delivery', (make) => {
     expect(await queue.consume('q', 'g', 'a', 2)).toHaveLength(2);
     expect(await queue.consume('q', 'g', 'b', 1)).toHaveLength(1);
     // The previous release kept no counters: its group meta has no h fields.
-    const meta = at('q', ids[0] as string).keys.groupMeta('g');
+    const meta = at('q', ids[0] as string).keys.group('g').meta;
     await raw("redis.call('HDEL', KEYS[1], 'h', 'h:a', 'h:b') return redis.call('HLEN', KEYS[1])", [meta]);
     expect(await raw("return redis.call('HMGET', KEYS[1], 'h', 'h:a', 'h:b')", [meta])).toEqual([
       null,
@@ -315,7 +302,7 @@ onEveryBackend('delivery', (make) => {
     await raw("return redis.call('XACK', KEYS[1], 'g', ARGV[1])", [keys.stream], [rawId]);
     expect(await queue.consume('q', 'g', 'a', 5)).toEqual([]);
     await queue.sweep();
-    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [keys.groupMeta('g')])).toBe('1');
+    expect(await raw("return redis.call('HGET', KEYS[1], 'h:a')", [keys.group('g').meta])).toBe('1');
     expect((await queue.consume('q', 'g', 'a', 5)).map((m) => m.body)).toEqual([3]);
   });
 

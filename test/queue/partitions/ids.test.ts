@@ -1,5 +1,5 @@
 /**
- * The arithmetic of lib/queue/partitions.ts against plain models: ids that carry their partition,
+ * The arithmetic of lib/queue/partitions/ids.ts against plain models: ids that carry their partition,
  * range bounds that keep a merged read exact, group starts over partitions, and the key → partition
  * hash (stable across releases, moving only what growth must move).
  */
@@ -14,8 +14,8 @@ import {
   partitionOf,
   partitionStart,
   predecessor,
-} from '../../lib/queue/partitions.ts';
-import { STREAM_ID_RULE, U64_MAX } from '../../lib/queue/rules.ts';
+} from '../../../lib/queue/partitions/ids.ts';
+import { STREAM_ID_RULE, U64_MAX } from '../../../lib/queue/rules.ts';
 
 type Position = [ms: number, seq: number, partition: number];
 

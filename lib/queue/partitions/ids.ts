@@ -6,7 +6,7 @@
  * as before partitions existed) and `<ms>-<seq>-<p>` for partition p, and takes those back.
  * Ordered over all partitions, ids sort by (ms, seq, partition).
  */
-import { U64_MAX } from './rules.ts';
+import { U64_MAX } from '../rules.ts';
 
 /** A message id split into the Redis id in its partition and the partition. */
 export interface PartitionedId {
@@ -119,4 +119,26 @@ export function partitionOf(key: string, count: number): number {
     j = Math.floor((b + 1) * (2 ** 31 / Number((k >> 33n) + 1n)));
   }
   return b;
+}
+
+/**
+ * Bounds that exclude every id: an exclusive start at the largest id, an exclusive end at 0-0.
+ * Redis refuses them (`ERR invalid start ID for the interval`); the answer is an empty range.
+ */
+const EMPTY_START = `(${U64_MAX}-${U64_MAX}`;
+const EMPTY_END = '(0-0';
+
+/**
+ * A range of the merged order as partition p reads it (partitionBound), and whether it holds no id
+ * there (Redis refuses such bounds; the read is then an empty one).
+ */
+export function rangeIn(from: string, to: string, p: number): { start: string; end: string; empty: boolean } {
+  const start = partitionBound(from, 'start', p);
+  const end = partitionBound(to, 'end', p);
+  return { start, end, empty: start === EMPTY_START || end === EMPTY_END };
+}
+
+/** The first `n` items of a merged read over partitions, in id order (ms, seq, partition). */
+export function merged<T extends { id: string }>(items: T[], n: number): T[] {
+  return items.sort((a, b) => compareIds(a.id, b.id)).slice(0, n);
 }

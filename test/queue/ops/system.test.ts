@@ -1,104 +1,14 @@
-/** Conformance: delayed messages, dedup, dead letters, sweep, stats and queue lifecycle on every backend. */
+/**
+ * Conformance, the system family (lib/queue/ops/system.ts): the sweep (dead-letters stale
+ * messages, promotes delayed ones, trims, resumes within its budgets) and the cheap idle sweep of
+ * issue 18 (a scheduled sweep skips queues it found idle until their revisit time).
+ */
 import { expect, it } from 'vitest';
-import { idShape, onEveryBackend } from './support/suite.ts';
+import { idShape, onEveryBackend } from '../support/suite.ts';
 
 const VT = 30_000;
 
-onEveryBackend('lifecycle', (make) => {
-  it('keeps delayed messages invisible until due, then delivers them', async () => {
-    const { queue, clock, partitions } = make();
-    await queue.createGroup('q', 'g', '0');
-    const [delayedId, nowId] = await queue.produce('q', [
-      { body: 'later', delayMs: 10_000, attributes: { trace: 't1' } },
-      { body: 'now' },
-    ]);
-    expect(delayedId).toMatch(idShape(/^delayed-\d+$/, partitions));
-    expect((await queue.stats('q')).delayed).toBe(1);
-    expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.id)).toEqual([nowId]);
-    clock.advance(9_999);
-    expect(await queue.consume('q', 'g', 'c', 10)).toEqual([]);
-    clock.advance(1);
-    const [later] = await queue.consume('q', 'g', 'c', 10);
-    expect(later?.body).toBe('later');
-    expect(later?.attributes).toEqual({ trace: 't1' });
-    expect(later?.enqueuedAt).toBe(clock.now() - 10_000);
-    expect((await queue.stats('q')).delayed).toBe(0);
-  });
-
-  it('answers a repeated dedupId within the window with the first id and adds nothing', async () => {
-    const { queue, clock } = make();
-    await queue.configure('q', { dedupWindowMs: 60_000 });
-    const [first, inBatch] = await queue.produce('q', [
-      { body: 1, dedupId: 'order-7' },
-      { body: 2, dedupId: 'order-7' },
-    ]);
-    expect(inBatch).toBe(first);
-    clock.advance(59_999);
-    expect(await queue.produce('q', [{ body: 3, dedupId: 'order-7' }])).toEqual([first]);
-    expect((await queue.stats('q')).length).toBe(1);
-    clock.advance(1);
-    const [after] = await queue.produce('q', [{ body: 4, dedupId: 'order-7' }]);
-    expect(after).not.toBe(first);
-    expect((await queue.stats('q')).length).toBe(2);
-    // A deleted and recreated queue does not remember the old queue's ids.
-    await queue.deleteQueue('q');
-    await queue.produce('q', [{ body: 5, dedupId: 'order-7' }]);
-    expect((await queue.browse('q', {})).map((m) => m.body)).toEqual([5]);
-  });
-
-  it('dead-letters on consume a message that would exceed max deliveries, with where it came from', async () => {
-    const { queue, clock } = make();
-    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 2 });
-    await queue.createGroup('q', 'g', '0');
-    const [id] = await queue.produce('q', [{ body: { poison: true }, attributes: { a: 'b' } }]);
-    await queue.consume('q', 'g', 'c', 1);
-    clock.advance(VT);
-    expect((await queue.consume('q', 'g', 'c', 1)).map((m) => m.deliveries)).toEqual([2]);
-    clock.advance(VT);
-    expect(await queue.consume('q', 'g', 'c', 1)).toEqual([]);
-    const stats = await queue.stats('q');
-    expect(stats.deadLetters).toBe(1);
-    expect(stats.groups[0]?.pending).toBe(0);
-    const { deadLetters, cursor } = await queue.listDeadLetters('q', {});
-    expect(cursor).toBeNull();
-    expect(deadLetters).toHaveLength(1);
-    expect(deadLetters[0]).toMatchObject({
-      body: { poison: true },
-      attributes: { a: 'b' },
-      deadLetteredFrom: id,
-      group: 'g',
-      deliveries: 2,
-      reason: 'maxDeliveries',
-      deadLetteredAt: clock.now(),
-    });
-  });
-
-  it('pages, redrives and purges dead letters', async () => {
-    const { queue, clock } = make();
-    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1 });
-    await queue.createGroup('q', 'g', '0');
-    await queue.produce('q', [{ body: 0 }, { body: 1 }, { body: 2 }]);
-    await queue.consume('q', 'g', 'c', 3);
-    clock.advance(VT);
-    expect((await queue.sweep()).deadLettered).toBe(3);
-    const page1 = await queue.listDeadLetters('q', { count: 2 });
-    expect(page1.deadLetters.map((d) => d.body)).toEqual([0, 1]);
-    const page2 = await queue.listDeadLetters('q', { count: 2, cursor: page1.cursor as string });
-    expect(page2.deadLetters.map((d) => d.body)).toEqual([2]);
-    expect(page2.cursor).toBeNull();
-    expect(await queue.redrive('q', { ids: [page1.deadLetters[0]?.id as string, '5-5'] })).toBe(1);
-    const redriven = await queue.consume('q', 'g', 'c', 10);
-    expect(redriven.map((m) => [m.body, m.deliveries])).toEqual([[0, 1]]);
-    expect(await queue.redrive('q', { all: true })).toBe(2);
-    expect((await queue.stats('q')).deadLetters).toBe(0);
-    expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body)).toEqual([1, 2]);
-    clock.advance(VT);
-    expect((await queue.sweep()).deadLettered).toBe(3);
-    expect(await queue.purgeDeadLetters('q')).toBe(3);
-    expect(await queue.purgeDeadLetters('q')).toBe(0);
-    expect((await queue.stats('q')).deadLetters).toBe(0);
-  });
-
+onEveryBackend('sweep', (make) => {
   it('sweeps: dead-letters stale over-limit messages, promotes delayed ones, trims what every group acked', async () => {
     const { queue, clock } = make();
     await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1, consumerIdleMs: 60_000 });
@@ -263,74 +173,83 @@ onEveryBackend('lifecycle', (make) => {
     });
     expect(await queue.sweep({ timeBudgetMs: 1000 })).toMatchObject({ deadLettered: 1, complete: true });
   });
+});
 
-  it('reports stats in one call', async () => {
-    const { queue, clock, partitions } = make();
-    await queue.createGroup('q', 'g', '0');
-    await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 'd', delayMs: 5000 }]);
-    clock.advance(2000);
-    const got = await queue.consume('q', 'g', 'c', 1);
-    clock.advance(500);
-    const stats = await queue.stats('q');
-    expect(stats).toEqual({
-      name: 'q',
-      partitions,
-      paused: false,
-      length: 3,
-      delayed: 1,
-      deadLetters: 0,
-      groups: [
-        {
-          name: 'g',
-          paused: false,
-          pending: 1,
-          lag: 2,
-          consumers: 1,
-          oldestPendingAgeMs: 2500,
-          lastDeliveredId: got[0]?.id,
-          keyedWaiting: 0,
-          waitingKeys: 0,
-          oldestWaitingKey: null,
-        },
-      ],
+onEveryBackend('the cheap idle sweep (issue 18)', (make) => {
+  it('costs one command when every queue was found idle, until the revisit time', async () => {
+    const h = make();
+    await h.queue.createGroup('idle-a', 'g', '$');
+    await h.queue.createGroup('idle-b', 'g', '$');
+    // First scheduled sweep: neither queue has a record yet, both are visited and found idle.
+    const first = h.calls.length;
+    expect((await h.queue.sweep({ revisitMs: 60_000 })).complete).toBe(true);
+    expect(h.calls.slice(first).filter((c) => c.name === 'sweepQueue')).toHaveLength(2 * h.partitions);
+    // Idle now: the plan alone.
+    h.clock.advance(59_000);
+    const idle = h.calls.length;
+    const report = await h.queue.sweep({ revisitMs: 60_000 });
+    expect(report).toEqual({
+      deadLettered: 0,
+      promoted: 0,
+      deletedReferences: 0,
+      consumersRemoved: 0,
+      trimmed: 0,
+      scheduled: 0,
+      catchUps: 0,
+      complete: true,
     });
-    await expect(queue.stats('nope').catch((e) => e.code)).resolves.toBe('QUEUE_NOT_FOUND');
+    expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
+    // An explicit sweep still visits everything.
+    const full = h.calls.length;
+    await h.queue.sweep();
+    expect(h.calls.slice(full).filter((c) => c.name === 'sweepQueue')).toHaveLength(2 * h.partitions);
+    // Past the revisit time both are visited again.
+    h.clock.advance(1_000);
+    const later = h.calls.length;
+    await h.queue.sweep({ revisitMs: 60_000 });
+    expect(h.calls.slice(later).filter((c) => c.name === 'sweepQueue')).toHaveLength(2 * h.partitions);
   });
 
-  it('registers, configures, lists and deletes queues', async () => {
-    const { queue, partitions } = make();
-    expect(await queue.getConfig('q')).toBeNull();
-    await queue.produce('q', [{ body: 1 }]);
-    expect(await queue.getConfig('q')).toEqual({
-      visibilityTimeoutMs: 30_000,
-      maxDeliveries: 5,
-      dedupWindowMs: 300_000,
-      retentionMs: 0,
-      consumerIdleMs: 3_600_000,
-      partitions,
-      maxInFlightPerConsumer: 1000,
-      maxInFlightPerKey: 1,
-      retryBackoff: 'none',
-      retryDelayMs: 1000,
-      retryMaxDelayMs: 3_600_000,
-      messageTtlMs: 0,
-    });
-    const updated = await queue.configure('other', { maxDeliveries: 9 });
-    expect(updated.maxDeliveries).toBe(9);
-    expect((await queue.getConfig('other'))?.maxDeliveries).toBe(9);
-    expect(await queue.listQueues()).toEqual(['other', 'q']);
-    await queue.createGroup('q', 'g', '0');
-    await queue.consume('q', 'g', 'c', 1);
-    expect(await queue.deleteQueue('q')).toBe(true);
-    expect(await queue.deleteQueue('q')).toBe(false);
-    expect(await queue.listQueues()).toEqual(['other']);
-    await expect(queue.stats('q').catch((e) => e.code)).resolves.toBe('QUEUE_NOT_FOUND');
+  it('visits a new queue and a queue where it did work on the next scheduled sweep', async () => {
+    const h = make();
+    await h.queue.configure('busy', { maxDeliveries: 1, visibilityTimeoutMs: 1000 });
+    await h.queue.createGroup('busy', 'g', '0');
+    await h.queue.sweep({ revisitMs: 600_000 });
+    // A message over its deliveries whose lease expired: the sweep dead-letters it (work done).
+    await h.queue.produce('busy', [{ body: 1 }]);
+    await h.queue.consume('busy', 'g', 'c', 1);
+    h.clock.advance(700_000);
+    expect((await h.queue.sweep({ revisitMs: 600_000 })).deadLettered).toBe(1);
+    await h.queue.createGroup('fresh', 'g', '$');
+    const next = h.calls.length;
+    await h.queue.sweep({ revisitMs: 600_000 });
+    const visited = h.calls.slice(next).filter((c) => c.name === 'sweepQueue');
+    // 'busy' (work last time) and 'fresh' (never swept), each on every partition.
+    expect(visited).toHaveLength(2 * h.partitions);
+    // Both idle now: the next one is the plan alone.
+    const idle = h.calls.length;
+    await h.queue.sweep({ revisitMs: 600_000 });
+    expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
   });
 
-  it('uses configured defaults for queues that did not override them', async () => {
-    const { another } = make();
-    const queue = another({ defaults: { maxDeliveries: 3 } });
-    await queue.produce('q', [{ body: 1 }]);
-    expect((await queue.getConfig('q'))?.maxDeliveries).toBe(3);
+  it('visits an idle queue with a schedule by its next occurrence, and at once after a new schedule', async () => {
+    const h = make();
+    h.clock.set(Date.UTC(2026, 0, 1, 12, 0, 10));
+    await h.queue.createGroup('ticks', 'g', '0');
+    await h.queue.putSchedule('ticks', 'hourly', { cron: '0 * * * *', message: { body: 'tick' } });
+    // Visited at once after the schedule was made (nothing due yet), then found idle.
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    const idle = h.calls.length;
+    await h.queue.sweep({ revisitMs: 24 * 3_600_000 });
+    expect(h.calls.slice(idle).map((c) => c.name)).toEqual(['sweepPlan']);
+    // 13:00 comes long before the day's revisit time: the sweep visits and fires it.
+    h.clock.set(Date.UTC(2026, 0, 1, 13, 0, 5));
+    expect((await h.queue.sweep({ revisitMs: 24 * 3_600_000 })).scheduled).toBe(1);
+    expect((await h.queue.consume('ticks', 'g', 'c', 10)).map((m) => m.body)).toEqual(['tick']);
+    // A new schedule due sooner than the recorded visit is not late either.
+    await h.queue.putSchedule('ticks', 'quarter', { cron: '15 * * * *', message: { body: 'quarter' } });
+    h.clock.set(Date.UTC(2026, 0, 1, 13, 15, 5));
+    expect((await h.queue.sweep({ revisitMs: 24 * 3_600_000 })).scheduled).toBe(1);
   });
 });

@@ -4,9 +4,9 @@
  * queue is gone.
  */
 import { expect, it } from 'vitest';
-import { scripts } from '../../lib/queue/scripts.generated.ts';
-import { type RedisClient, RedisUnavailableError } from '../../lib/redis/client.ts';
-import { onEveryBackend } from './support/suite.ts';
+import { scripts } from '../../../lib/queue/scripts.generated.ts';
+import { type RedisClient, RedisUnavailableError } from '../../../lib/redis/client.ts';
+import { onEveryBackend } from '../support/suite.ts';
 
 /** The client, except that calls of the named script fail as if the process died before them. */
 function failing(inner: RedisClient, script: keyof typeof scripts): RedisClient {

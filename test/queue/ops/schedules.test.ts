@@ -1,6 +1,6 @@
 /** Conformance: recurring schedules fired by the sweep, on every backend, with the injected clock. */
 import { expect, it } from 'vitest';
-import { onEveryBackend } from './support/suite.ts';
+import { onEveryBackend } from '../support/suite.ts';
 
 const MINUTE = 60_000;
 

@@ -1,0 +1,38 @@
+-- Held counts: the group's meta record keeps `h:<consumer>` = how many pending entries that
+-- consumer holds, so consume's in-flight cap costs O(1) whatever the consumer holds. Every script
+-- that changes who holds what keeps them; the `h` field says they are kept. A group written by a
+-- release without counters (no `h`) gets them once, exactly, from XINFO CONSUMERS (O(consumers)),
+-- the first time a script that needs them runs on it. The sweep resets them to what Redis says
+-- (a client acking or claiming behind our back cannot leave them wrong for long).
+-- @include int
+-- @include kv
+-- @include unpack
+
+local function held_ready(g)
+  if redis.call('HEXISTS', g.meta, 'h') == 1 then
+    return
+  end
+  local set = { 'HSET', g.meta, 'h', '1' }
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', g.stream, g.name)) do
+    local info = kv(c)
+    if info.pending > 0 then
+      set[#set + 1] = 'h:' .. info.name
+      set[#set + 1] = int(info.pending)
+    end
+  end
+  redis.call(unpack(set))
+end
+
+local function held_count(g, consumer)
+  return tonumber(redis.call('HGET', g.meta, 'h:' .. consumer)) or 0
+end
+
+-- `consumer` holds `delta` more (or, negative, fewer) entries; a count that reaches 0 is removed.
+local function held_add(g, consumer, delta)
+  if delta == 0 or not consumer then
+    return
+  end
+  if redis.call('HINCRBY', g.meta, 'h:' .. consumer, delta) <= 0 then
+    redis.call('HDEL', g.meta, 'h:' .. consumer)
+  end
+end

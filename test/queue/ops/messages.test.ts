@@ -1,0 +1,162 @@
+/**
+ * Conformance, the messages family (lib/queue/ops/messages.ts): delayed messages, dedup, and a
+ * message looked up by id in every state.
+ */
+import { expect, it } from 'vitest';
+import { idShape, onEveryBackend } from '../support/suite.ts';
+
+const VT = 5000;
+
+onEveryBackend('messages', (make) => {
+  it('keeps delayed messages invisible until due, then delivers them', async () => {
+    const { queue, clock, partitions } = make();
+    await queue.createGroup('q', 'g', '0');
+    const [delayedId, nowId] = await queue.produce('q', [
+      { body: 'later', delayMs: 10_000, attributes: { trace: 't1' } },
+      { body: 'now' },
+    ]);
+    expect(delayedId).toMatch(idShape(/^delayed-\d+$/, partitions));
+    expect((await queue.stats('q')).delayed).toBe(1);
+    expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.id)).toEqual([nowId]);
+    clock.advance(9_999);
+    expect(await queue.consume('q', 'g', 'c', 10)).toEqual([]);
+    clock.advance(1);
+    const [later] = await queue.consume('q', 'g', 'c', 10);
+    expect(later?.body).toBe('later');
+    expect(later?.attributes).toEqual({ trace: 't1' });
+    expect(later?.enqueuedAt).toBe(clock.now() - 10_000);
+    expect((await queue.stats('q')).delayed).toBe(0);
+  });
+
+  it('answers a repeated dedupId within the window with the first id and adds nothing', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { dedupWindowMs: 60_000 });
+    const [first, inBatch] = await queue.produce('q', [
+      { body: 1, dedupId: 'order-7' },
+      { body: 2, dedupId: 'order-7' },
+    ]);
+    expect(inBatch).toBe(first);
+    clock.advance(59_999);
+    expect(await queue.produce('q', [{ body: 3, dedupId: 'order-7' }])).toEqual([first]);
+    expect((await queue.stats('q')).length).toBe(1);
+    clock.advance(1);
+    const [after] = await queue.produce('q', [{ body: 4, dedupId: 'order-7' }]);
+    expect(after).not.toBe(first);
+    expect((await queue.stats('q')).length).toBe(2);
+    // A deleted and recreated queue does not remember the old queue's ids.
+    await queue.deleteQueue('q');
+    await queue.produce('q', [{ body: 5, dedupId: 'order-7' }]);
+    expect((await queue.browse('q', {})).map((m) => m.body)).toEqual([5]);
+  });
+
+  it('looks a message up by id in every state, in one round trip', async () => {
+    const { queue, clock, calls, raw, at } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, maxDeliveries: 1 });
+    await queue.createGroup('q', 'g', '0');
+    await queue.createGroup('q', 'h', '0');
+    const [a] = await queue.produce('q', [{ body: { n: 1 }, attributes: { k: 'v' } }]);
+    const [later] = await queue.produce('q', [{ body: 'later', delayMs: 60_000 }]);
+    const enqueuedAt = clock.now();
+    // Once to load the script on the node that holds the id's partition (a cluster has several).
+    await queue.getMessage('q', a as string);
+    const before = calls.length;
+    const waiting = await queue.getMessage('q', a as string);
+    expect(calls.slice(before).map((call) => call.command)).toEqual(['evalsha']);
+    expect(waiting).toEqual({
+      id: a,
+      state: 'stream',
+      body: { n: 1 },
+      attributes: { k: 'v' },
+      enqueuedAt,
+      groups: [
+        { group: 'g', state: 'waiting' },
+        { group: 'h', state: 'waiting' },
+      ],
+      deadLetters: [],
+    });
+    expect(await queue.getMessage('q', later as string)).toMatchObject({
+      id: later,
+      state: 'delayed',
+      body: 'later',
+      deliverAt: enqueuedAt + 60_000,
+      groups: [],
+    });
+    await queue.consume('q', 'g', 'c', 1);
+    await queue.consume('q', 'h', 'd', 1);
+    expect((await queue.getMessage('q', a as string))?.groups).toEqual([
+      {
+        group: 'g',
+        state: 'pending',
+        consumer: 'c',
+        deliveries: 1,
+        pendingState: 'leased',
+        eligibleAt: enqueuedAt + VT,
+      },
+      {
+        group: 'h',
+        state: 'pending',
+        consumer: 'd',
+        deliveries: 1,
+        pendingState: 'leased',
+        eligibleAt: enqueuedAt + VT,
+      },
+    ]);
+    await queue.ack('q', 'g', [a as string]);
+    await queue.nack('q', 'h', [a as string], 1000);
+    expect((await queue.getMessage('q', a as string))?.groups).toEqual([
+      { group: 'g', state: 'acked' },
+      {
+        group: 'h',
+        state: 'pending',
+        consumer: 'd',
+        deliveries: 1,
+        pendingState: 'retrying',
+        eligibleAt: enqueuedAt + 1000,
+      },
+    ]);
+    // h's one delivery is spent: its redelivery is dead-lettered instead.
+    clock.advance(1000);
+    expect(await queue.consume('q', 'h', 'd', 1)).toEqual([]);
+    const dead = await queue.getMessage('q', a as string);
+    const letter = dead?.deadLetters[0];
+    expect(dead?.groups).toEqual([
+      { group: 'g', state: 'acked' },
+      { group: 'h', state: 'dead-lettered', deadLetterId: letter?.id },
+    ]);
+    expect(letter).toMatchObject({
+      deadLetteredFrom: a,
+      group: 'h',
+      reason: 'maxDeliveries',
+      body: { n: 1 },
+    });
+    // The dead letter's own id answers it too.
+    expect(await queue.getMessage('q', letter?.id as string)).toEqual({
+      id: letter?.id,
+      state: 'dead-lettered',
+      body: { n: 1 },
+      attributes: { k: 'v' },
+      enqueuedAt,
+      groups: [],
+      deadLetters: [letter],
+    });
+    // Gone from the stream (deleted or trimmed): its dead letter is what is left.
+    const { keys, raw: rawId } = at('q', a as string);
+    await raw("return redis.call('XDEL', KEYS[1], ARGV[1])", [keys.stream], [rawId]);
+    expect(await queue.getMessage('q', a as string)).toMatchObject({
+      id: a,
+      state: 'dead-lettered',
+      body: { n: 1 },
+      groups: [{ group: 'h', state: 'dead-lettered', deadLetterId: letter?.id }],
+      deadLetters: [letter],
+    });
+    // A dead letter written before the index existed is found by its own id only.
+    await raw("return redis.call('DEL', KEYS[1])", [keys.dlqIndex]);
+    expect(await queue.getMessage('q', a as string)).toBeNull();
+    expect((await queue.getMessage('q', letter?.id as string))?.state).toBe('dead-lettered');
+    // Redriven: the dead letter and its index entry go.
+    await queue.produce('q', [{ body: 'x' }]);
+    expect(await queue.getMessage('q', '1-0')).toBeNull();
+    await expect(queue.getMessage('missing', '1-0')).rejects.toThrow('Queue "missing" does not exist');
+    await expect(queue.getMessage('q', 'nope')).rejects.toThrow('id must be');
+  });
+});
