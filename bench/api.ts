@@ -15,10 +15,14 @@ import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from '@upstash/redis/cloudflare';
+import { createUndiciTransport } from '../functions/support/undici-transport.ts';
 import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
 import { createQueueService } from '../lib/queue/service.ts';
+import type { RedisClient, RedisValue } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
+import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { anchorScripts } from './api/anchor-scripts.ts';
 import { startPrivateRedis } from './api/redis-server.ts';
 import {
@@ -166,17 +170,23 @@ interface Measured {
   cpuMs: number;
 }
 
+/**
+ * `spec` against `target` for a time (`{ seconds }`, CONNECTIONS connections) or a number of
+ * requests (`{ amount }`, 8 connections, as the Workers are driven), at `overallRate` or as fast
+ * as they go; the requests answered, the time taken and the server's CPU time.
+ */
 async function measure(
   target: Target,
   spec: RequestSpec,
-  seconds: number,
+  length: { seconds: number } | { amount: number },
   overallRate?: number,
 ): Promise<Measured> {
   const cpuBefore = await target.server.cpuMs();
   const result = await autocannon({
     url: target.server.url,
-    connections: CONNECTIONS,
-    duration: seconds,
+    ...('seconds' in length
+      ? { connections: CONNECTIONS, duration: length.seconds }
+      : { connections: 8, amount: length.amount }),
     headers,
     requests: [spec],
     ...(overallRate === undefined ? {} : { overallRate }),
@@ -213,7 +223,7 @@ async function compare(api: Target, reference: Target, before?: Target): Promise
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of round % 2 === 0 ? sides : [...sides].reverse()) {
         await workload.prepare?.(target);
-        const m = await measure(target, specs.get(target) as RequestSpec, SECONDS / ROUNDS);
+        const m = await measure(target, specs.get(target) as RequestSpec, { seconds: SECONDS / ROUNDS });
         const sum = sums.get(target) as Measured;
         sum.requests += m.requests;
         sum.seconds += m.seconds;
@@ -230,7 +240,7 @@ async function compare(api: Target, reference: Target, before?: Target): Promise
       await workload.prepare?.(target);
       atRate.set(
         target,
-        await measure(target, specs.get(target) as RequestSpec, SECONDS / ROUNDS, equalRate),
+        await measure(target, specs.get(target) as RequestSpec, { seconds: SECONDS / ROUNDS }, equalRate),
       );
     }
     const row: RowResult = {
@@ -274,6 +284,53 @@ function table(rows: RowResult[], goal: number): string[] {
       return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= goal ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} | ${row.equalRate} | ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} | ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} | ${there.toFixed(2)} |${before}`;
     }),
   ];
+}
+
+/**
+ * The REST adapter alone: CPU per script call from this process to the engine's REST front (a
+ * process of its own), one call at a time, through the library's own client (fetch), our requester
+ * on fetch, and ours on undici's pool; in interleaved rounds, the median round each.
+ */
+async function restCallCost(front: ServerProcess): Promise<{ name: string; us: number }[]> {
+  const token = 'bench-engine';
+  const library = new Redis({
+    url: front.url,
+    token,
+    automaticDeserialization: false,
+    retry: { retries: 0 },
+  });
+  const undici = createUndiciTransport(front.url);
+  const clients: [string, RedisClient][] = [
+    [
+      "@upstash/redis's own client (fetch)",
+      {
+        evalsha: (sha, keys, args) => library.evalsha(sha, [...keys], [...args]) as Promise<RedisValue>,
+        eval: (source, keys, args) => library.eval(source, [...keys], [...args]) as Promise<RedisValue>,
+      },
+    ],
+    ['our requester on fetch (Workers, Deno)', createUpstashClient({ url: front.url, token })],
+    [
+      'our requester on undici (Node)',
+      createUpstashClient({ url: front.url, token, transport: undici.transport }),
+    ],
+  ];
+  const sha = await loadScript(front, "return {ARGV[1], redis.call('INCR', KEYS[1])}");
+  const calls = 1000;
+  const per = new Map(clients.map(([name]) => [name, [] as number[]]));
+  try {
+    for (let round = 0; round < 5; round++) {
+      for (const [name, client] of round % 2 === 0 ? clients : [...clients].reverse()) {
+        for (let i = 0; i < 50; i++) await client.evalsha(sha, ['bench-rest-call'], ['warm']);
+        const before = process.cpuUsage();
+        for (let i = 0; i < calls; i++) await client.evalsha(sha, ['bench-rest-call'], [`{"order":${i}}`]);
+        const spent = process.cpuUsage(before);
+        per.get(name)?.push((spent.user + spent.system) / calls);
+      }
+    }
+  } finally {
+    await undici.close();
+  }
+  return clients.map(([name]) => ({ name, us: median(per.get(name) ?? []) }));
 }
 
 /** consume (count 10) on the library with the consumer holding 1 vs 999 messages, CPU per call. */
@@ -407,24 +464,6 @@ interface WorkersResult {
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-/** `amount` requests of `spec` at `overallRate` (or as fast as they go); CPU and wall time. */
-async function measureCount(target: Target, spec: RequestSpec, amount: number, overallRate?: number) {
-  const cpuBefore = await target.server.cpuMs();
-  const result = await autocannon({
-    url: target.server.url,
-    connections: 8,
-    amount,
-    headers,
-    requests: [spec],
-    ...(overallRate === undefined ? {} : { overallRate }),
-  });
-  const cpuMs = (await target.server.cpuMs()) - cpuBefore;
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${target.name} ${spec.path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  }
-  return { requests: result.requests.total, seconds: result.duration, cpuMs };
-}
-
 async function loadScript(front: ServerProcess, source: string): Promise<string> {
   const res = await fetch(front.url, {
     method: 'POST',
@@ -506,13 +545,18 @@ async function workers(front: ServerProcess): Promise<WorkersResult> {
         };
         // As fast as the API's Worker goes, then every Worker at 80% of that rate, in turns.
         await ready(api);
-        const probe = await measureCount(api, specs.get(api) as RequestSpec, WORKERD_REQUESTS);
+        const probe = await measure(api, specs.get(api) as RequestSpec, { amount: WORKERD_REQUESTS });
         const rate = Math.max(50, Math.floor((0.8 * probe.requests) / probe.seconds));
         const sums = new Map(targets.map((t) => [t.name, { requests: 0, cpuMs: 0 }]));
         for (let round = 0; round < WORKERD_ROUNDS; round++) {
           for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
             await ready(target);
-            const m = await measureCount(target, specs.get(target) as RequestSpec, WORKERD_REQUESTS, rate);
+            const m = await measure(
+              target,
+              specs.get(target) as RequestSpec,
+              { amount: WORKERD_REQUESTS },
+              rate,
+            );
             const sum = sums.get(target.name) as { requests: number; cpuMs: number };
             sum.requests += m.requests;
             sum.cpuMs += m.cpuMs;
@@ -576,7 +620,7 @@ function workersReport(result: WorkersResult): string[] {
 
 /** Which parts of the section run (BENCH_API_PARTS, comma-separated; all by default). */
 const PARTS = new Set(
-  (process.env.BENCH_API_PARTS ?? 'engine,canned,rest,rest-redis,tcp,flat,flow,workerd')
+  (process.env.BENCH_API_PARTS ?? 'engine,canned,rest-call,rest,rest-redis,tcp,flat,flow,workerd')
     .split(',')
     .map((p) => p.trim()),
 );
@@ -589,6 +633,28 @@ async function withLoad<T>(measure: () => Promise<T>): Promise<{ value: T; load:
   const before = load();
   const value = await measure();
   return { value, load: `${before}-${load()}` };
+}
+
+/** The section of one comparison: `heading`, `prose`, the load it ran under and its table. */
+async function compared(
+  heading: string,
+  prose: string[],
+  goal: number,
+  api: Target,
+  reference: Target,
+  before?: Target,
+): Promise<string[]> {
+  const { value, load } = await withLoad(() => compare(api, reference, before));
+  return [
+    '',
+    `### ${heading}`,
+    '',
+    ...prose,
+    ...(prose.length > 0 ? [''] : []),
+    `load ${load}`,
+    '',
+    ...table(value, goal),
+  ];
 }
 
 /** A baseline checkout's API server of `kind`, as a Target, or undefined without a baseline. */
@@ -630,52 +696,64 @@ async function measureAll(out: string[]): Promise<void> {
   if (PARTS.has('engine')) {
     const engineApi = await target('engine', await startServer('api'), true);
     const before = await beforeTarget();
-    const local = await withLoad(() => compare(engineApi, reference, before));
-    await engineApi.server.stop();
-    await before?.server.stop();
     out.push(
-      '',
-      '### npm start on the in-process engine',
-      '',
-      `load ${local.load}`,
-      '',
-      ...table(local.value, 0.3),
+      ...(await compared('npm start on the in-process engine', [], 0.3, engineApi, reference, before)),
     );
+    for (const t of [engineApi, before]) await t?.server.stop();
   }
 
   if (PARTS.has('canned')) {
     const cannedApi = await target('canned', await startServer('canned'), true);
-    const canned = await withLoad(() => compare(cannedApi, reference));
-    await cannedApi.server.stop();
-    out.push(
-      '',
-      '### the same app with canned queue answers (the HTTP layer alone)',
-      '',
+    const prose = [
       "npm start's app, auth, validation and Node adapter in front of a queue that answers each",
       'operation with its first real answer (bench/api/canned-queue.ts): no Redis work after that, so',
       'this is what the API costs apart from the engine, which the in-process API runs in its own process.',
-      '',
-      `load ${canned.load}`,
-      '',
-      ...table(canned.value, 0.5),
+    ];
+    out.push(
+      ...(await compared(
+        'the same app with canned queue answers (the HTTP layer alone)',
+        prose,
+        0.5,
+        cannedApi,
+        reference,
+      )),
     );
+    await cannedApi.server.stop();
   }
 
   const front = await startServer('front');
-  if (PARTS.has('rest')) {
-    const restApi = await target('rest', await startServer('api', front.url, 'bench-engine'), true);
-    const restReference = await target('do-nothing', await startServer('reference'), false);
-    // The baseline's queue on the same front: a key prefix of its own.
-    const before = await beforeTarget(front.url, 'bench-engine', 'bench-before');
-    const rest = await withLoad(() => compare(restApi, restReference, before));
-    for (const t of [restApi, restReference, before]) await t?.server.stop();
+  if (PARTS.has('rest-call')) {
+    const costs = await withLoad(() => restCallCost(front));
     out.push(
       '',
-      "### npm start through @upstash/redis to the engine's REST front (a third process)",
+      '### the REST adapter alone: CPU per call',
       '',
-      `load ${rest.load}`,
+      "This process calling a script on the engine's REST front (a process of its own), one call at a",
+      "time, 1,000 calls per round, 5 rounds in turns, the median round; the CPU is this process's",
+      "(`process.cpuUsage`), the front's not counted.",
       '',
-      ...table(rest.value, 0.25),
+      `load ${costs.load}`,
+      '',
+      '| client | CPU µs per call |',
+      '|---|---:|',
+      ...costs.value.map((c) => `| ${c.name} | ${c.us.toFixed(0)} |`),
+    );
+  }
+
+  /** npm start on the REST endpoint at `url` beside a do-nothing queue of its own (and the baseline). */
+  const throughRest = async (url: string, heading: string, prose: string[]) => {
+    const restApi = await target('rest', await startServer('api', url, 'bench-engine'), true);
+    const restReference = await target('do-nothing', await startServer('reference'), false);
+    // The baseline's queue on the same endpoint: a key prefix of its own.
+    const before = await beforeTarget(url, 'bench-engine', 'bench-before');
+    out.push(...(await compared(heading, prose, 0.25, restApi, restReference, before)));
+    for (const t of [restApi, restReference, before]) await t?.server.stop();
+  };
+  if (PARTS.has('rest')) {
+    await throughRest(
+      front.url,
+      "npm start through @upstash/redis to the engine's REST front (a third process)",
+      [],
     );
   }
 
@@ -684,41 +762,34 @@ async function measureAll(out: string[]): Promise<void> {
     try {
       if (PARTS.has('rest-redis')) {
         const redisFront = await startServer('front', redis.url);
-        const restApi = await target('rest', await startServer('api', redisFront.url, 'bench-engine'), true);
-        const restReference = await target('do-nothing', await startServer('reference'), false);
-        const before = await beforeTarget(redisFront.url, 'bench-engine', 'bench-before');
-        const rest = await withLoad(() => compare(restApi, restReference, before));
-        for (const t of [restApi, restReference, before]) await t?.server.stop();
-        await redisFront.stop();
-        out.push(
-          '',
-          '### npm start through @upstash/redis to a REST front on redis-server (as Upstash is Redis)',
-          '',
-          "The engine's REST front forwarding every command to a redis-server of the benchmark's own",
-          '(ENGINE_REDIS_URL mode, no persistence): Redis runs the scripts natively, as behind Upstash,',
-          'and the front is a third process on the same 2 cores.',
-          '',
-          `load ${rest.load}`,
-          '',
-          ...table(rest.value, 0.25),
+        await throughRest(
+          redisFront.url,
+          'npm start through @upstash/redis to a REST front on redis-server (as Upstash is Redis)',
+          [
+            "The engine's REST front forwarding every command to a redis-server of the benchmark's own",
+            '(ENGINE_REDIS_URL mode, no persistence): Redis runs the scripts natively, as behind Upstash,',
+            'and the front is a third process on the same 2 cores.',
+          ],
         );
+        await redisFront.stop();
       }
       if (PARTS.has('tcp')) {
         const tcpApi = await target('tcp', await startServer('api', redis.url), true);
         const tcpReference = await target('do-nothing', await startServer('reference'), false);
-        const tcp = await withLoad(() => compare(tcpApi, tcpReference));
-        for (const t of [tcpApi, tcpReference]) await t.server.stop();
-        out.push(
-          '',
-          '### npm start on Redis over TCP (REDIS_URL, ioredis)',
-          '',
+        const prose = [
           "The same redis-server of the benchmark's own, reached over one TCP connection (issue 27's",
           'second phase works on this path).',
-          '',
-          `load ${tcp.load}`,
-          '',
-          ...table(tcp.value, 0.5),
+        ];
+        out.push(
+          ...(await compared(
+            'npm start on Redis over TCP (REDIS_URL, ioredis)',
+            prose,
+            0.5,
+            tcpApi,
+            tcpReference,
+          )),
         );
+        for (const t of [tcpApi, tcpReference]) await t.server.stop();
       }
     } finally {
       await redis.stop();

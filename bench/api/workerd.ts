@@ -8,11 +8,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { freePort } from '../../test/runtimes/support/processes.ts';
 import type { ServerProcess } from './servers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,17 +116,6 @@ export async function anchorConfig(dir: string): Promise<string> {
     `name = "anchor"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "${date}"\n`,
   );
   return config;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }
 
 /**
