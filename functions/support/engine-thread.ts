@@ -129,7 +129,11 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
     refused(failure);
     fail(failure);
   });
-  worker.on('exit', () => fail(new RedisUnavailableError('The local engine has stopped')));
+  worker.on('exit', () => {
+    const stopped = new RedisUnavailableError('The local engine has stopped');
+    refused(stopped);
+    fail(stopped);
+  });
 
   const post = (item: EngineCall | EngineCancel) => {
     if (batch === undefined) {
