@@ -1,8 +1,9 @@
 /**
  * The REST adapter's transport on Node (lib/redis/rest-requester.ts): requests on an undici
  * connection pool to the endpoint's origin, kept alive between calls. Node's own `fetch` is undici
- * too, behind the WHATWG layer (Request, Headers, streams, a Response per call): measured on the
- * API's REST path, ~665 µs of CPU per Redis call through fetch against ~170 µs here. The pool
+ * too, behind the WHATWG layer (Request, Headers, streams, a Response per call): 551-614 µs of
+ * CPU per script call through fetch against 146-168 µs here (BENCHMARKS.md, api, "the REST
+ * adapter alone"). The pool
  * opens as many connections as there are requests in flight (a long poll holds one for its block
  * time), and reuses them.
  */
