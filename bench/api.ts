@@ -6,20 +6,35 @@
  * engine, the same app with canned queue answers (the HTTP layer alone, bench/api/canned-queue.ts),
  * and through the real @upstash/redis client to the engine's REST front. Then consume's
  * cost against what the consumer already holds, an end-to-end flow (apps producing 1 message per
- * request, workers consuming and acking 10), latency at a fixed 1,000 requests/s, and the CPU time
- * per request of the Worker under workerd.
+ * request, workers consuming and acking 10), latency at a fixed 1,000 requests/s, and the Worker
+ * under plain workerd beside an anchor Worker (CPU per request, startup, bundle size).
+ * BENCH_API_PARTS picks parts; BENCH_API_BASELINE names another checkout measured beside this one.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from '@upstash/redis/cloudflare';
+import { createUndiciTransport } from '../functions/support/undici-transport.ts';
 import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
 import { createQueueService } from '../lib/queue/service.ts';
+import type { RedisClient, RedisValue } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
-import { BENCH_TOKEN, cpuMsOf, type ServerProcess, startServer } from './api/servers.ts';
+import { createUpstashClient } from '../lib/redis/upstash-client.ts';
+import { anchorScripts } from './api/anchor-scripts.ts';
+import { startPrivateRedis } from './api/redis-server.ts';
+import {
+  BENCH_TOKEN,
+  type ServerProcess,
+  startServer,
+  startServerOf,
+  stopAllServers,
+} from './api/servers.ts';
+import { anchorConfig, bundleWorker, startWorkerd, threadCpuMs, type WorkerBundle } from './api/workerd.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
 
 interface AutocannonResult {
   requests: { total: number };
@@ -155,17 +170,23 @@ interface Measured {
   cpuMs: number;
 }
 
+/**
+ * `spec` against `target` for a time (`{ seconds }`, CONNECTIONS connections) or a number of
+ * requests (`{ amount }`, 8 connections, as the Workers are driven), at `overallRate` or as fast
+ * as they go; the requests answered, the time taken and the server's CPU time.
+ */
 async function measure(
   target: Target,
   spec: RequestSpec,
-  seconds: number,
+  length: { seconds: number } | { amount: number },
   overallRate?: number,
 ): Promise<Measured> {
   const cpuBefore = await target.server.cpuMs();
   const result = await autocannon({
     url: target.server.url,
-    connections: CONNECTIONS,
-    duration: seconds,
+    ...('seconds' in length
+      ? { connections: CONNECTIONS, duration: length.seconds }
+      : { connections: 8, amount: length.amount }),
     headers,
     requests: [spec],
     ...(overallRate === undefined ? {} : { overallRate }),
@@ -181,6 +202,8 @@ interface RowResult {
   name: string;
   api: Measured;
   reference: Measured;
+  /** A baseline checkout's API (BENCH_API_BASELINE) in the same interleaved rounds. */
+  before?: Measured;
   /** Both servers at one fixed rate (80% of what the API sustained above). */
   equalRate: number;
   apiAtRate: Measured;
@@ -191,18 +214,16 @@ const rate = (m: Measured) => m.requests / m.seconds;
 const cpuPerRequestUs = (m: Measured) => (1000 * m.cpuMs) / m.requests;
 
 /** Each workload in ROUNDS interleaved rounds per side, SECONDS per side in all. */
-async function compare(api: Target, reference: Target): Promise<RowResult[]> {
+async function compare(api: Target, reference: Target, before?: Target): Promise<RowResult[]> {
   const rows: RowResult[] = [];
+  const sides = before === undefined ? [api, reference] : [api, reference, before];
   for (const workload of workloads) {
-    const sums = new Map<Target, Measured>([
-      [api, { requests: 0, seconds: 0, cpuMs: 0 }],
-      [reference, { requests: 0, seconds: 0, cpuMs: 0 }],
-    ]);
-    const specs = new Map([api, reference].map((t) => [t, workload.request(t)] as const));
+    const sums = new Map<Target, Measured>(sides.map((t) => [t, { requests: 0, seconds: 0, cpuMs: 0 }]));
+    const specs = new Map(sides.map((t) => [t, workload.request(t)] as const));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of round % 2 === 0 ? [api, reference] : [reference, api]) {
+      for (const target of round % 2 === 0 ? sides : [...sides].reverse()) {
         await workload.prepare?.(target);
-        const m = await measure(target, specs.get(target) as RequestSpec, SECONDS / ROUNDS);
+        const m = await measure(target, specs.get(target) as RequestSpec, { seconds: SECONDS / ROUNDS });
         const sum = sums.get(target) as Measured;
         sum.requests += m.requests;
         sum.seconds += m.seconds;
@@ -219,19 +240,23 @@ async function compare(api: Target, reference: Target): Promise<RowResult[]> {
       await workload.prepare?.(target);
       atRate.set(
         target,
-        await measure(target, specs.get(target) as RequestSpec, SECONDS / ROUNDS, equalRate),
+        await measure(target, specs.get(target) as RequestSpec, { seconds: SECONDS / ROUNDS }, equalRate),
       );
     }
     const row: RowResult = {
       name: workload.name,
       api: sums.get(api) as Measured,
       reference: sums.get(reference) as Measured,
+      ...(before === undefined ? {} : { before: sums.get(before) as Measured }),
       equalRate,
       apiAtRate: atRate.get(api) as Measured,
       referenceAtRate: atRate.get(reference) as Measured,
     };
     console.log(
-      `  ${api.name} ${row.name}: ${rate(row.api).toFixed(0)} req/s vs ${rate(row.reference).toFixed(0)} (${(rate(row.api) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.api).toFixed(0)} vs ${cpuPerRequestUs(row.reference).toFixed(0)} µs CPU; at ${equalRate} req/s ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} vs ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} µs`,
+      `  ${api.name} ${row.name}: ${rate(row.api).toFixed(0)} req/s vs ${rate(row.reference).toFixed(0)} (${(rate(row.api) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.api).toFixed(0)} vs ${cpuPerRequestUs(row.reference).toFixed(0)} µs CPU; at ${equalRate} req/s ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} vs ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} µs` +
+        (row.before === undefined
+          ? ''
+          : `; before ${rate(row.before).toFixed(0)} req/s (${(rate(row.before) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.before).toFixed(0)} µs`),
     );
     rows.push(row);
   }
@@ -243,16 +268,69 @@ async function target(name: string, server: ServerProcess, isApi: boolean): Prom
   return { name, server, waiting: { n: 0 }, ids: [] };
 }
 
-function table(rows: RowResult[]): string[] {
+/** A table of `compare`'s rows; `goal` is the req/s ratio the issue asks of this path. */
+function table(rows: RowResult[], goal: number): string[] {
+  const hasBefore = rows.some((row) => row.before !== undefined);
   return [
-    '| route | this API req/s | do-nothing queue req/s | ratio | ≥ 0.5x | API CPU µs/request | do-nothing CPU µs/request | both at req/s | API CPU µs/request there | do-nothing there | CPU ratio there |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|',
+    `| route | this API req/s | do-nothing queue req/s | ratio | ≥ ${goal}x | API CPU µs/request | do-nothing CPU µs/request | both at req/s | API CPU µs/request there | do-nothing there | CPU ratio there |${hasBefore ? ' before: req/s | ratio | CPU µs/request |' : ''}`,
+    `|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|${hasBefore ? '---:|---:|---:|' : ''}`,
     ...rows.map((row) => {
       const ratio = rate(row.api) / rate(row.reference);
       const there = cpuPerRequestUs(row.referenceAtRate) / cpuPerRequestUs(row.apiAtRate);
-      return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= 0.5 ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} | ${row.equalRate} | ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} | ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} | ${there.toFixed(2)} |`;
+      const before =
+        row.before === undefined
+          ? ''
+          : ` ${rate(row.before).toFixed(0)} | ${(rate(row.before) / rate(row.reference)).toFixed(2)} | ${cpuPerRequestUs(row.before).toFixed(0)} |`;
+      return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= goal ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} | ${row.equalRate} | ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} | ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} | ${there.toFixed(2)} |${before}`;
     }),
   ];
+}
+
+/**
+ * The REST adapter alone: CPU per script call from this process to the engine's REST front (a
+ * process of its own), one call at a time, through the library's own client (fetch), our requester
+ * on fetch, and ours on undici's pool; in interleaved rounds, the median round each.
+ */
+async function restCallCost(front: ServerProcess): Promise<{ name: string; us: number }[]> {
+  const token = 'bench-engine';
+  const library = new Redis({
+    url: front.url,
+    token,
+    automaticDeserialization: false,
+    retry: { retries: 0 },
+  });
+  const undici = createUndiciTransport(front.url);
+  const clients: [string, RedisClient][] = [
+    [
+      "@upstash/redis's own client (fetch)",
+      {
+        evalsha: (sha, keys, args) => library.evalsha(sha, [...keys], [...args]) as Promise<RedisValue>,
+        eval: (source, keys, args) => library.eval(source, [...keys], [...args]) as Promise<RedisValue>,
+      },
+    ],
+    ['our requester on fetch (Workers, Deno)', createUpstashClient({ url: front.url, token })],
+    [
+      'our requester on undici (Node)',
+      createUpstashClient({ url: front.url, token, transport: undici.transport }),
+    ],
+  ];
+  const sha = await loadScript(front, "return {ARGV[1], redis.call('INCR', KEYS[1])}");
+  const calls = 1000;
+  const per = new Map(clients.map(([name]) => [name, [] as number[]]));
+  try {
+    for (let round = 0; round < 5; round++) {
+      for (const [name, client] of round % 2 === 0 ? clients : [...clients].reverse()) {
+        for (let i = 0; i < 50; i++) await client.evalsha(sha, ['bench-rest-call'], ['warm']);
+        const before = process.cpuUsage();
+        for (let i = 0; i < calls; i++) await client.evalsha(sha, ['bench-rest-call'], [`{"order":${i}}`]);
+        const spent = process.cpuUsage(before);
+        per.get(name)?.push((spent.user + spent.system) / calls);
+      }
+    }
+  } finally {
+    await undici.close();
+  }
+  return clients.map(([name]) => ({ name, us: median(per.get(name) ?? []) }));
 }
 
 /** consume (count 10) on the library with the consumer holding 1 vs 999 messages, CPU per call. */
@@ -362,152 +440,234 @@ async function fixedRate(base: string, perSecond: number, seconds: number): Prom
   });
 }
 
-/** The workerd process under a `wrangler dev` process tree. */
-async function findWorkerd(root: number): Promise<number | undefined> {
-  const children = new Map<number, number[]>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift() as number;
-    try {
-      if ((await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'workerd') return pid;
-    } catch {
-      // Gone meanwhile.
-    }
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return undefined;
+const WORKERD_REQUESTS = Number(process.env.BENCH_WORKERD_REQUESTS ?? 1500);
+const WORKERD_ROUNDS = Number(process.env.BENCH_WORKERD_ROUNDS ?? 3);
+const WORKERD_STARTS = Number(process.env.BENCH_WORKERD_STARTS ?? 5);
+/** A baseline checkout (with node_modules) measured beside this one, e.g. main before a change. */
+const BASELINE = process.env.BENCH_API_BASELINE;
+
+interface WorkerRow {
+  name: string;
+  /** Requests per second both Workers were held at. */
+  rate: number;
+  /** CPU µs per request, per Worker name. */
+  us: Map<string, number>;
 }
 
-/** CPU µs per request of the Worker under workerd (wrangler dev) for produce, consume and ack. */
-async function workerdCpu(front: ServerProcess): Promise<{ name: string; us: number }[]> {
-  const root = fileURLToPath(new URL('../', import.meta.url));
-  const dir = await mkdtemp(join(tmpdir(), 'bench-workerd-'));
-  const envFile = join(dir, 'worker.env');
-  await writeFile(
-    envFile,
-    [
-      `UPSTASH_REDIS_REST_URL=${front.url}`,
-      'UPSTASH_REDIS_REST_TOKEN=bench-engine',
-      `API_TOKENS=admin:${BENCH_TOKEN}`,
-    ].join('\n'),
-  );
-  const port = 18000 + Math.floor(Math.random() * 2000);
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      join(root, 'node_modules/wrangler/bin/wrangler.js'),
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inspector-port',
-      String(port + 1),
-      '--env-file',
-      envFile,
-      '--persist-to',
-      join(dir, 'state'),
-      '--show-interactive-dev-session=false',
-      '--log-level',
-      'warn',
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-      detached: true,
-      stdio: 'ignore',
-    },
-  );
-  const base = `http://127.0.0.1:${port}`;
+interface WorkersResult {
+  bundles: WorkerBundle[];
+  /** Median CPU ms until the socket accepts, and of the first request after, per Worker name. */
+  startup: Map<string, { startMs: number; firstRequestMs: number }>;
+  rows: WorkerRow[];
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+async function loadScript(front: ServerProcess, source: string): Promise<string> {
+  const res = await fetch(front.url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer bench-engine', 'content-type': 'application/json' },
+    body: JSON.stringify(['SCRIPT', 'LOAD', source]),
+  });
+  const { result } = (await res.json()) as { result?: string };
+  if (res.status !== 200 || result === undefined) throw new Error(`SCRIPT LOAD answered ${res.status}`);
+  return result;
+}
+
+/**
+ * The API's Worker and the anchor (and a baseline's Worker) under plain workerd against the
+ * engine's REST front: bundle sizes, startup CPU, and CPU per request per route at one rate.
+ */
+async function workers(front: ServerProcess): Promise<WorkersResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-workers-'));
   try {
-    for (let i = 0; i < 240; i++) {
-      try {
-        if ((await fetch(`${base}/healthz`)).status === 200) break;
-      } catch {
-        // Not yet.
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const workerd = await findWorkerd(child.pid as number);
-    if (workerd === undefined) throw new Error('no workerd process under wrangler dev');
-    await post(base, `${queuePath}/groups/g`, { start: '0' }, 'PUT');
-    const target: Target = {
-      name: 'workerd',
-      server: { url: base, pid: workerd, cpuMs: () => cpuMsOf(workerd), stop: async () => {} },
-      waiting: { n: 0 },
-      ids: [],
+    const bundles = [
+      await bundleWorker('api', join(root, 'wrangler.toml'), join(dir, 'api')),
+      await bundleWorker('anchor', await anchorConfig(dir), join(dir, 'anchor')),
+      ...(BASELINE === undefined
+        ? []
+        : [await bundleWorker('before', join(BASELINE, 'wrangler.toml'), join(dir, 'before'))]),
+    ];
+    const shas = {
+      PRODUCE_SHA: await loadScript(front, anchorScripts.produce),
+      CONSUME_SHA: await loadScript(front, anchorScripts.consume),
+      ACK_SHA: await loadScript(front, anchorScripts.ack),
     };
-    await topUp(base, target.waiting, 20_000);
-    const rows: { name: string; us: number }[] = [];
-    for (const workload of [workloads[0], workloads[2], workloads[3]] as Workload[]) {
-      const spec = workload.request(target);
-      // Warm-up, then the measured run.
-      await autocannon({ url: base, connections: 4, amount: 200, headers, requests: [spec] });
-      const cpuBefore = await cpuMsOf(workerd);
-      const result = await autocannon({ url: base, connections: 8, amount: 2000, headers, requests: [spec] });
-      rows.push({
-        name: workload.name,
-        us: (1000 * ((await cpuMsOf(workerd)) - cpuBefore)) / result.requests.total,
-      });
-      console.log(`  workerd ${workload.name}: ${rows.at(-1)?.us.toFixed(0)} µs CPU per request`);
+    const rest = { UPSTASH_REDIS_REST_URL: front.url, UPSTASH_REDIS_REST_TOKEN: 'bench-engine' };
+    const bindings = (bundle: WorkerBundle): Record<string, string> =>
+      bundle.name === 'anchor'
+        ? { ...rest, ...shas }
+        : { ...rest, API_TOKENS: `admin:${BENCH_TOKEN}`, QUEUE_KEY_PREFIX: `bench-${bundle.name}` };
+
+    // Startup: each Worker started WORKERD_STARTS times, in turns.
+    const starts = new Map(bundles.map((b) => [b.name, [] as { startMs: number; firstRequestMs: number }[]]));
+    for (let i = 0; i < WORKERD_STARTS; i++) {
+      for (const bundle of i % 2 === 0 ? bundles : [...bundles].reverse()) {
+        const worker = await startWorkerd(bundle, bindings(bundle));
+        try {
+          const before = await threadCpuMs(worker.pid);
+          const res = await fetch(`${worker.url}/healthz`);
+          await res.text();
+          starts.get(bundle.name)?.push({
+            startMs: worker.startupCpuMs,
+            firstRequestMs: (await threadCpuMs(worker.pid)) - before,
+          });
+        } finally {
+          await worker.stop();
+        }
+      }
     }
-    return rows;
+    const startup = new Map(
+      [...starts].map(([name, list]) => [
+        name,
+        {
+          startMs: median(list.map((s) => s.startMs)),
+          firstRequestMs: median(list.map((s) => s.firstRequestMs)),
+        },
+      ]),
+    );
+
+    const targets: Target[] = [];
+    try {
+      for (const bundle of bundles) {
+        const worker = await startWorkerd(bundle, bindings(bundle));
+        targets.push({ name: bundle.name, server: worker, waiting: { n: 0 }, ids: [] });
+        await post(worker.url, `${queuePath}/groups/g`, { start: '0' }, 'PUT');
+      }
+      const [api] = targets as [Target];
+      const rows: WorkerRow[] = [];
+      for (const workload of workloads) {
+        const specs = new Map(targets.map((t) => [t, workload.request(t)] as const));
+        const backlog = Math.ceil(WORKERD_REQUESTS * 10 * 1.2);
+        const ready = async (target: Target) => {
+          if (workload.prepare !== undefined) await topUp(target.server.url, target.waiting, backlog);
+        };
+        // As fast as the API's Worker goes, then every Worker at 80% of that rate, in turns.
+        await ready(api);
+        const probe = await measure(api, specs.get(api) as RequestSpec, { amount: WORKERD_REQUESTS });
+        const rate = Math.max(50, Math.floor((0.8 * probe.requests) / probe.seconds));
+        const sums = new Map(targets.map((t) => [t.name, { requests: 0, cpuMs: 0 }]));
+        for (let round = 0; round < WORKERD_ROUNDS; round++) {
+          for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+            await ready(target);
+            const m = await measure(
+              target,
+              specs.get(target) as RequestSpec,
+              { amount: WORKERD_REQUESTS },
+              rate,
+            );
+            const sum = sums.get(target.name) as { requests: number; cpuMs: number };
+            sum.requests += m.requests;
+            sum.cpuMs += m.cpuMs;
+          }
+        }
+        const us = new Map([...sums].map(([name, s]) => [name, (1000 * s.cpuMs) / s.requests]));
+        rows.push({ name: workload.name, rate, us });
+        console.log(
+          `  workerd ${workload.name} at ${rate} req/s: ${[...us].map(([name, v]) => `${name} ${v.toFixed(0)} µs`).join(', ')}`,
+        );
+      }
+      return { bundles, startup, rows };
+    } finally {
+      for (const target of targets) await target.server.stop();
+    }
   } finally {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-export async function run(): Promise<string> {
-  const reference = await target('do-nothing', await startServer('reference'), false);
-  const engineApi = await target('engine', await startServer('api'), true);
-  const local = await compare(engineApi, reference);
-  const cannedApi = await target('canned', await startServer('canned'), true);
-  const canned = await compare(cannedApi, reference);
-  await cannedApi.server.stop();
+const kib = (bytes: number) => `${(bytes / 1024).toLocaleString('en-US', { maximumFractionDigits: 0 })} KiB`;
 
-  const front = await startServer('front');
-  const restApi = await target('rest', await startServer('api', front.url, 'bench-engine'), true);
-  const restReference = await target('do-nothing', await startServer('reference'), false);
-  const rest = await compare(restApi, restReference);
-  await restApi.server.stop();
-  await restReference.server.stop();
-
-  const flat = await consumeFlatness();
-  const flatRatio = (flat[1]?.us ?? 0) / (flat[0]?.us ?? 1);
-
-  const flowApi = await target('flow', await startServer('api'), true);
-  const flowReference = await target('flow-ref', await startServer('reference'), false);
-  const apiFlow = await flow(flowApi.server.url, 10);
-  const referenceFlow = await flow(flowReference.server.url, 10);
-  // Both servers at the same fixed rate, alternating, so the machine's tail moves both alike.
-  const latencies: { api: AutocannonResult[]; reference: AutocannonResult[] } = { api: [], reference: [] };
-  for (let round = 0; round < 2; round++) {
-    latencies.api.push(await fixedRate(flowApi.server.url, 1000, 10));
-    latencies.reference.push(await fixedRate(flowReference.server.url, 1000, 10));
-  }
-  const latency = latencies.api.reduce((worst, r) => (r.latency.p99 > worst.latency.p99 ? r : worst));
-  const tail = (r: AutocannonResult) =>
-    `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`;
-  for (const t of [flowApi, flowReference, engineApi, reference]) await t.server.stop();
-
-  const workerd = await workerdCpu(front);
-  await front.stop();
-
+function workersReport(result: WorkersResult): string[] {
+  const names = result.bundles.map((b) => b.name);
+  const hasBefore = names.includes('before');
+  const of = (row: WorkerRow, name: string) => row.us.get(name) ?? Number.NaN;
+  const api = result.bundles.find((b) => b.name === 'api') as WorkerBundle;
+  const anchor = result.bundles.find((b) => b.name === 'anchor') as WorkerBundle;
+  const apiStart = result.startup.get('api')?.startMs ?? Number.NaN;
+  const worst = Math.max(...result.rows.map((row) => of(row, 'api') / of(row, 'anchor')));
   return [
+    '| route | req/s (each Worker) | API Worker CPU µs/request | anchor | API / anchor | ≤ 1.5x |' +
+      (hasBefore ? ' before | before / anchor |' : ''),
+    `|---|---:|---:|---:|---:|---|${hasBefore ? '---:|---:|' : ''}`,
+    ...result.rows.map((row) => {
+      const ratio = of(row, 'api') / of(row, 'anchor');
+      return (
+        `| ${row.name} | ${row.rate} | ${of(row, 'api').toFixed(0)} | ${of(row, 'anchor').toFixed(0)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? 'met' : 'NOT met'} |` +
+        (hasBefore
+          ? ` ${of(row, 'before').toFixed(0)} | ${(of(row, 'before') / of(row, 'anchor')).toFixed(2)} |`
+          : '')
+      );
+    }),
+    '',
+    '| Worker | bundle raw | gzip | startup CPU until the socket accepts | CPU of the first request after |',
+    '|---|---:|---:|---:|---:|',
+    ...result.bundles.map((b) => {
+      const s = result.startup.get(b.name);
+      return `| ${b.name} | ${kib(b.rawBytes)} | ${kib(b.gzipBytes)} | ${s?.startMs.toFixed(1)} ms | ${s?.firstRequestMs.toFixed(1)} ms |`;
+    }),
+    '',
+    `Targets: API / anchor ≤ 1.5x per route: ${worst <= 1.5 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)}x); bundle ≤ 1 MiB raw: ${api.rawBytes <= 1024 * 1024 ? 'met' : 'NOT met'} (${kib(api.rawBytes)}, anchor ${kib(anchor.rawBytes)}); startup ≤ 150 ms: ${apiStart <= 150 ? 'met' : 'NOT met'} (${apiStart.toFixed(1)} ms, anchor ${result.startup.get('anchor')?.startMs.toFixed(1)} ms).`,
+    '',
+    "The API Worker's largest inputs (bytes in the bundle):",
+    '',
+    '| input | bytes |',
+    '|---|---:|',
+    ...api.inputs.map((input) => `| ${input.path} | ${input.bytes.toLocaleString('en-US')} |`),
+  ];
+}
+
+/** Which parts of the section run (BENCH_API_PARTS, comma-separated; all by default). */
+const PARTS = new Set(
+  (process.env.BENCH_API_PARTS ?? 'engine,canned,rest-call,rest,rest-redis,tcp,flat,flow,workerd')
+    .split(',')
+    .map((p) => p.trim()),
+);
+
+/** The 1-minute load average, for the figures' record (the machine is shared). */
+const load = () => loadavg()[0]?.toFixed(2) ?? '?';
+
+/** Runs `measure` and notes the load average before and after it. */
+async function withLoad<T>(measure: () => Promise<T>): Promise<{ value: T; load: string }> {
+  const before = load();
+  const value = await measure();
+  return { value, load: `${before}-${load()}` };
+}
+
+/** The section of one comparison: `heading`, `prose`, the load it ran under and its table. */
+async function compared(
+  heading: string,
+  prose: string[],
+  goal: number,
+  api: Target,
+  reference: Target,
+  before?: Target,
+): Promise<string[]> {
+  const { value, load } = await withLoad(() => compare(api, reference, before));
+  return [
+    '',
+    `### ${heading}`,
+    '',
+    ...prose,
+    ...(prose.length > 0 ? [''] : []),
+    `load ${load}`,
+    '',
+    ...table(value, goal),
+  ];
+}
+
+/** A baseline checkout's API server of `kind`, as a Target, or undefined without a baseline. */
+async function beforeTarget(...args: string[]): Promise<Target | undefined> {
+  if (BASELINE === undefined) return undefined;
+  return target('before', await startServerOf(BASELINE, 'api', ...args), true);
+}
+
+export async function run(): Promise<string> {
+  const out: string[] = [
     '## api',
     '',
-    `Command: \`npm run bench -- api\` (BENCH_API_SECONDS=${SECONDS} per route and server, in BENCH_API_ROUNDS=${ROUNDS} interleaved rounds; BENCH_API_CONNECTIONS=${CONNECTIONS}).`,
+    `Command: \`npm run bench -- api\` (BENCH_API_SECONDS=${SECONDS} per route and server, in BENCH_API_ROUNDS=${ROUNDS} interleaved rounds; BENCH_API_CONNECTIONS=${CONNECTIONS}${BASELINE === undefined ? '' : '; BENCH_API_BASELINE, a checkout measured beside this one as "before"'}).`,
     'Each server runs in a process of its own (bench/api/serve.ts, bundled by esbuild as `npm start`',
     'runs); autocannon drives it over HTTP/1.1 keep-alive from the benchmark process. The do-nothing',
     'queue (bench/api/reference-queue.ts) has the same routes and JSON shapes on bare hono +',
@@ -517,60 +677,203 @@ export async function run(): Promise<string> {
     'too (a server at saturation pays less per request than one kept half idle: fewer wake-ups, more',
     'requests per event-loop turn), so each row also runs both servers at one fixed rate, 80% of what',
     'the API sustained, for SECONDS/ROUNDS each; "CPU ratio there" is do-nothing / API CPU at that rate.',
-    'Target: every route at ≥ 0.5x the do-nothing queue (req/s, the ratio column).',
-    '',
-    '### npm start on the in-process engine',
-    '',
-    ...table(local),
-    '',
-    '### the same app with canned queue answers (the HTTP layer alone)',
-    '',
-    "npm start's app, auth, validation and Node adapter in front of a queue that answers each",
-    'operation with its first real answer (bench/api/canned-queue.ts): no Redis work after that, so',
-    'this is what the API costs apart from the engine, which the in-process API runs in its own process.',
-    '',
-    ...table(canned),
-    '',
-    "### npm start through @upstash/redis to the engine's REST front (a third process)",
-    '',
-    ...table(rest),
-    '',
-    '### consume against what the consumer holds',
-    '',
-    'The library on the in-process engine: CPU µs per consume (count 10) for a consumer already',
-    "holding 1 and 999 messages (each call's 10 acked untimed), median of 3 interleaved rounds of 300.",
-    '',
-    '| held | CPU µs per consume |',
-    '|---:|---:|',
-    ...flat.map((f) => `| ${f.held} | ${f.us.toFixed(1)} |`),
-    '',
-    `999 held / 1 held: ${flatRatio.toFixed(2)}x (target ≤ 1.2x: ${flatRatio <= 1.2 ? 'met' : 'NOT met'}).`,
-    '',
-    '### end to end, and latency at a fixed rate',
-    '',
-    'Apps producing 1 message per request (autocannon, 12 connections) while 4 workers consume 10 and',
-    'ack 10 per request, 10 s, one queue; messages acked per second. Then a mix of produce, consume and',
-    'ack at a fixed 1,000 requests/s for 10 s (autocannon overallRate), twice against each server,',
-    "alternating; the verdict takes the worse of the API's two rounds.",
-    '',
-    '| | this API | do-nothing queue |',
-    '|---|---:|---:|',
-    `| msgs/s acked | ${apiFlow.toFixed(0)} | ${referenceFlow.toFixed(0)} |`,
-    '',
-    `Target ≥ 5,000 msgs/s: ${apiFlow >= 5000 ? 'met' : 'NOT met'}. At 1,000 req/s: p50 ${latency.latency.p50} ms, p99 ${latency.latency.p99} ms (target p99 ≤ 10 ms: ${latency.latency.p99 <= 10 ? 'met' : 'NOT met'}; ${latencies.api.reduce((n, r) => n + r.non2xx, 0)} non-2xx).`,
-    '',
-    '| at 1,000 req/s | round 1 | round 2 |',
-    '|---|---|---|',
-    `| this API | ${latencies.api.map(tail).join(' | ')} |`,
-    `| do-nothing queue | ${latencies.reference.map(tail).join(' | ')} |`,
-    '',
-    '### CPU per request in workerd',
-    '',
-    "The Worker under `wrangler dev` against the engine's REST front: the workerd process's CPU time",
-    'over 2,000 requests (8 connections) after 200 of warm-up.',
-    '',
-    '| route | CPU µs per request |',
-    '|---|---:|',
-    ...workerd.map((w) => `| ${w.name} | ${w.us.toFixed(0)} |`),
-  ].join('\n');
+    'Targets (issue 27), req/s ratio to the do-nothing queue per route: in-process engine ≥ 0.3x,',
+    'through @upstash/redis to a REST endpoint ≥ 0.25x, Redis over TCP ≥ 0.5x. "load" is the',
+    "machine's 1-minute load average before and after each table.",
+  ];
+  try {
+    await measureAll(out);
+  } finally {
+    // Whatever a failed part left running.
+    await stopAllServers();
+  }
+  return out.join('\n');
+}
+
+async function measureAll(out: string[]): Promise<void> {
+  const reference = await target('do-nothing', await startServer('reference'), false);
+
+  if (PARTS.has('engine')) {
+    const engineApi = await target('engine', await startServer('api'), true);
+    const before = await beforeTarget();
+    out.push(
+      ...(await compared('npm start on the in-process engine', [], 0.3, engineApi, reference, before)),
+    );
+    for (const t of [engineApi, before]) await t?.server.stop();
+  }
+
+  if (PARTS.has('canned')) {
+    const cannedApi = await target('canned', await startServer('canned'), true);
+    const prose = [
+      "npm start's app, auth, validation and Node adapter in front of a queue that answers each",
+      'operation with its first real answer (bench/api/canned-queue.ts): no Redis work after that, so',
+      'this is what the API costs apart from the engine, which the in-process API runs in its own process.',
+    ];
+    out.push(
+      ...(await compared(
+        'the same app with canned queue answers (the HTTP layer alone)',
+        prose,
+        0.5,
+        cannedApi,
+        reference,
+      )),
+    );
+    await cannedApi.server.stop();
+  }
+
+  const front = await startServer('front');
+  if (PARTS.has('rest-call')) {
+    const costs = await withLoad(() => restCallCost(front));
+    out.push(
+      '',
+      '### the REST adapter alone: CPU per call',
+      '',
+      "This process calling a script on the engine's REST front (a process of its own), one call at a",
+      "time, 1,000 calls per round, 5 rounds in turns, the median round; the CPU is this process's",
+      "(`process.cpuUsage`), the front's not counted.",
+      '',
+      `load ${costs.load}`,
+      '',
+      '| client | CPU µs per call |',
+      '|---|---:|',
+      ...costs.value.map((c) => `| ${c.name} | ${c.us.toFixed(0)} |`),
+    );
+  }
+
+  /** npm start on the REST endpoint at `url` beside a do-nothing queue of its own (and the baseline). */
+  const throughRest = async (url: string, heading: string, prose: string[]) => {
+    const restApi = await target('rest', await startServer('api', url, 'bench-engine'), true);
+    const restReference = await target('do-nothing', await startServer('reference'), false);
+    // The baseline's queue on the same endpoint: a key prefix of its own.
+    const before = await beforeTarget(url, 'bench-engine', 'bench-before');
+    out.push(...(await compared(heading, prose, 0.25, restApi, restReference, before)));
+    for (const t of [restApi, restReference, before]) await t?.server.stop();
+  };
+  if (PARTS.has('rest')) {
+    await throughRest(
+      front.url,
+      "npm start through @upstash/redis to the engine's REST front (a third process)",
+      [],
+    );
+  }
+
+  if (PARTS.has('rest-redis') || PARTS.has('tcp')) {
+    const redis = await startPrivateRedis();
+    try {
+      if (PARTS.has('rest-redis')) {
+        const redisFront = await startServer('front', redis.url);
+        await throughRest(
+          redisFront.url,
+          'npm start through @upstash/redis to a REST front on redis-server (as Upstash is Redis)',
+          [
+            "The engine's REST front forwarding every command to a redis-server of the benchmark's own",
+            '(ENGINE_REDIS_URL mode, no persistence): Redis runs the scripts natively, as behind Upstash,',
+            'and the front is a third process on the same 2 cores.',
+          ],
+        );
+        await redisFront.stop();
+      }
+      if (PARTS.has('tcp')) {
+        const tcpApi = await target('tcp', await startServer('api', redis.url), true);
+        const tcpReference = await target('do-nothing', await startServer('reference'), false);
+        const prose = [
+          "The same redis-server of the benchmark's own, reached over one TCP connection (issue 27's",
+          'second phase works on this path).',
+        ];
+        out.push(
+          ...(await compared(
+            'npm start on Redis over TCP (REDIS_URL, ioredis)',
+            prose,
+            0.5,
+            tcpApi,
+            tcpReference,
+          )),
+        );
+        for (const t of [tcpApi, tcpReference]) await t.server.stop();
+      }
+    } finally {
+      await redis.stop();
+    }
+  }
+
+  if (PARTS.has('flat')) {
+    const flat = await consumeFlatness();
+    const flatRatio = (flat[1]?.us ?? 0) / (flat[0]?.us ?? 1);
+    out.push(
+      '',
+      '### consume against what the consumer holds',
+      '',
+      'The library on the in-process engine: CPU µs per consume (count 10) for a consumer already',
+      "holding 1 and 999 messages (each call's 10 acked untimed), median of 3 interleaved rounds of 300.",
+      '',
+      '| held | CPU µs per consume |',
+      '|---:|---:|',
+      ...flat.map((f) => `| ${f.held} | ${f.us.toFixed(1)} |`),
+      '',
+      `999 held / 1 held: ${flatRatio.toFixed(2)}x (target ≤ 1.2x: ${flatRatio <= 1.2 ? 'met' : 'NOT met'}).`,
+    );
+  }
+
+  if (PARTS.has('flow')) {
+    const flowApi = await target('flow', await startServer('api'), true);
+    const flowReference = await target('flow-ref', await startServer('reference'), false);
+    const apiFlow = await flow(flowApi.server.url, 10);
+    const referenceFlow = await flow(flowReference.server.url, 10);
+    // Both servers at the same fixed rate, alternating, so the machine's tail moves both alike.
+    const latencies: { api: AutocannonResult[]; reference: AutocannonResult[] } = { api: [], reference: [] };
+    for (let round = 0; round < 2; round++) {
+      latencies.api.push(await fixedRate(flowApi.server.url, 1000, 10));
+      latencies.reference.push(await fixedRate(flowReference.server.url, 1000, 10));
+    }
+    const latency = latencies.api.reduce((worst, r) => (r.latency.p99 > worst.latency.p99 ? r : worst));
+    const tail = (r: AutocannonResult) =>
+      `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`;
+    for (const t of [flowApi, flowReference]) await t.server.stop();
+    out.push(
+      '',
+      '### end to end, and latency at a fixed rate',
+      '',
+      'Apps producing 1 message per request (autocannon, 12 connections) while 4 workers consume 10 and',
+      'ack 10 per request, 10 s, one queue; messages acked per second. Then a mix of produce, consume and',
+      'ack at a fixed 1,000 requests/s for 10 s (autocannon overallRate), twice against each server,',
+      "alternating; the verdict takes the worse of the API's two rounds.",
+      '',
+      '| | this API | do-nothing queue |',
+      '|---|---:|---:|',
+      `| msgs/s acked | ${apiFlow.toFixed(0)} | ${referenceFlow.toFixed(0)} |`,
+      '',
+      `Target ≥ 5,000 msgs/s: ${apiFlow >= 5000 ? 'met' : 'NOT met'}. At 1,000 req/s: p50 ${latency.latency.p50} ms, p99 ${latency.latency.p99} ms (target p99 ≤ 10 ms: ${latency.latency.p99 <= 10 ? 'met' : 'NOT met'}; ${latencies.api.reduce((n, r) => n + r.non2xx, 0)} non-2xx).`,
+      '',
+      '| at 1,000 req/s | round 1 | round 2 |',
+      '|---|---|---|',
+      `| this API | ${latencies.api.map(tail).join(' | ')} |`,
+      `| do-nothing queue | ${latencies.reference.map(tail).join(' | ')} |`,
+    );
+  }
+  await reference.server.stop();
+
+  if (PARTS.has('workerd')) {
+    const result = await withLoad(() => workers(front));
+    out.push(
+      '',
+      '### Workers: CPU per request, startup and bundle, against an anchor Worker',
+      '',
+      'The Worker as `wrangler deploy` bundles it (`--dry-run`), served by plain `workerd serve`',
+      '(bench/api/workerd.ts: a generated config, the bindings as text, no dev proxy, no inspector)',
+      "against the engine's REST front, beside the anchor (bench/api/anchor-worker.ts): bare hono and",
+      '`@upstash/redis/cloudflare` doing one EVALSHA per request (PING for /healthz) with the same',
+      "routes and JSON shapes, no auth or validation. CPU per request is the workerd process's CPU time",
+      `over BENCH_WORKERD_REQUESTS=${WORKERD_REQUESTS} requests (8 connections) per round, ${WORKERD_ROUNDS} rounds in turns, every`,
+      "Worker held at 80% of the rate the API's Worker reached unpaced. Startup is workerd's CPU time",
+      '(all threads) from exec until its socket accepts a connection (the modules are parsed and',
+      `evaluated before it listens), median of BENCH_WORKERD_STARTS=${WORKERD_STARTS} starts each, in turns; the first`,
+      "request after it builds the service (the app and its routes, on the first request's isolate).",
+      "Bundle sizes are the dry run's worker.js, gzip at the default level.",
+      '',
+      `load ${result.load}`,
+      '',
+      ...workersReport(result.value),
+    );
+  }
+  await front.stop();
 }

@@ -18,18 +18,19 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { buildService, probeRedis, type Service } from '../lib/api/bootstrap.ts';
 import { type Mode, readSettings } from '../lib/api/settings.ts';
-import { createEngine, type Engine } from '../lib/engine/engine.ts';
+import type { Engine } from '../lib/engine/engine.ts';
 import { DEFAULT_LIMITS } from '../lib/queue/rules.ts';
 import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { closeOnSignals } from './support/close-on-signals.ts';
 import { loadOrCreateDevToken } from './support/dev-token-file.ts';
-import { type DurableEngineHandle, openDurableEngine } from './support/engine-data-file.ts';
+import { type EngineThread, startEngineThread } from './support/engine-thread.ts';
 import { connectIoredis } from './support/ioredis-client.ts';
 import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
 import { isProgram } from './support/is-program.ts';
 import { withNodeBody } from './support/node-body.ts';
+import { createUndiciTransport } from './support/undici-transport.ts';
 
 export const DEFAULT_PORT = 8787;
 /** The interval sweep (SWEEP_INTERVAL_MS): an idle one costs one command (issue 18). */
@@ -79,7 +80,8 @@ interface Backing {
   redis: RedisClient;
   backing: ApiServer['backing'];
   label: string;
-  durable?: DurableEngineHandle;
+  /** The local engine's thread: its data file's replayed records, and how to stop it. */
+  durable?: EngineThread;
   close?: () => Promise<void>;
 }
 
@@ -122,10 +124,12 @@ export function chooseRedis(options: ApiServerOptions, env: Env, mode: Mode = 'd
   if (url) {
     const token = env.UPSTASH_REDIS_REST_TOKEN;
     if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
+    const { transport, close } = createUndiciTransport(url);
     return {
-      redis: createUpstashClient({ url, token }),
+      redis: createUpstashClient({ url, token, transport }),
       backing: 'upstash',
       label: `Upstash at ${redactUrl(url)}`,
+      close,
     };
   }
   if (env.UPSTASH_REDIS_REST_TOKEN) {
@@ -155,17 +159,13 @@ export function chooseRedis(options: ApiServerOptions, env: Env, mode: Mode = 'd
   }
   // A caller that hands in its own engine (tests, the benchmark) chose it knowingly.
   if (options.engine === undefined && mode === 'production') refuseLocalEngineInProduction(env);
-  if (options.engine === undefined && options.dataFile) {
-    const durable = openDurableEngine({ path: options.dataFile });
-    return {
-      redis: createEngineClient(durable.engine),
-      backing: 'engine',
-      label: 'the in-process local engine',
-      durable,
-    };
+  if (options.engine === undefined) {
+    // On a thread of its own, with its data file if any (functions/support/engine-thread.ts).
+    const durable = startEngineThread({ dataFile: options.dataFile });
+    return { redis: durable.redis, backing: 'engine', label: 'the in-process local engine', durable };
   }
   return {
-    redis: createEngineClient(options.engine ?? createEngine()),
+    redis: createEngineClient(options.engine),
     backing: 'engine',
     label: 'the in-process local engine',
   };
@@ -186,6 +186,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   let service: Service;
   let redisAtStart: 'up' | 'down';
   try {
+    await durable?.ready;
     const keptToken =
       settings.mode === 'development' &&
       settings.tokenSpec.trim() === '' &&
@@ -199,7 +200,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     });
     redisAtStart = await probeRedis(service.queue);
   } catch (error) {
-    durable?.close();
+    await durable?.close();
     await closeRedis?.();
     throw error;
   }
@@ -272,7 +273,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
       await sweeping;
-      durable?.close();
+      await durable?.close();
       await closeRedis?.();
     },
   };

@@ -11,7 +11,7 @@
  * `npm run start:prod` runs it (the Dockerfile's runtime stage does exactly that).
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { isProgram } from '../functions/support/is-program.ts';
@@ -23,27 +23,34 @@ export const nodeBundle = fileURLToPath(new URL('dist/node.mjs', root));
 
 /**
  * Bundles `entry` (a Node program or module of this project) into one ES module at `outfile`,
- * with a linked source map; resolves with `outfile`. Each file is written beside its place and
- * renamed into it, so a server starting while another build runs (`npm start` twice, test files
- * in parallel) reads a whole bundle, never a half-written one.
+ * with a linked source map, and beside it engine-thread.mjs, the local engine's thread
+ * (functions/support/engine-thread.ts starts it from there); resolves with `outfile`. Each file
+ * is written beside its place and renamed into it, so a server starting while another build runs
+ * (`npm start` twice, test files in parallel) reads a whole bundle, never a half-written one.
  * @example await bundleForNode('functions/node.ts', 'dist/node.mjs')
  */
 export async function bundleForNode(entry: string, outfile: string): Promise<string> {
-  const { outputFiles } = await build({
-    entryPoints: [fileURLToPath(new URL(entry, root))],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // Dependencies load from node_modules: wasmoon finds its .wasm beside its own files.
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    write: false,
-  });
+  const bundle = (from: string, to: string) =>
+    build({
+      entryPoints: [fileURLToPath(new URL(from, root))],
+      outfile: to,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // Dependencies load from node_modules: wasmoon finds its .wasm beside its own files.
+      packages: 'external',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      write: false,
+    });
+  const built = await Promise.all([
+    bundle(entry, outfile),
+    bundle('functions/support/engine-thread-worker.ts', join(dirname(outfile), 'engine-thread.mjs')),
+  ]);
+  const outputFiles = built.flatMap((result) => result.outputFiles);
   await mkdir(dirname(outfile), { recursive: true });
-  // The map first: a bundle in place always finds its map.
+  // The maps first: a bundle in place always finds its map.
   const ordered = [...outputFiles].sort(
     (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
   );

@@ -1,9 +1,11 @@
 /**
  * A server for the API benchmark, in a process of its own so that it does not share a core or an
- * event loop with the load generator: `api` (npm start's server on the in-process engine, or on
- * the Upstash REST endpoint given as the next two arguments; `api-defaults` the same with Node's
- * default interval sweep and a fourth argument as QUEUE_KEY_PREFIX), `reference` (the do-nothing queue),
- * `canned` (the API's app with canned queue answers) or `front` (the engine's REST front). Prints one JSON line, {"url","pid"}, once it listens.
+ * event loop with the load generator: `api` (npm start's server on the local engine, on the
+ * Upstash REST endpoint given as the next two arguments, or on the redis:// URL given as the next
+ * one; `api-defaults` the same with Node's default interval sweep and a fourth argument as
+ * QUEUE_KEY_PREFIX), `reference` (the do-nothing queue), `canned` (the API's app with canned queue
+ * answers) or `front` (the engine's REST front, on the in-memory engine or forwarding to the
+ * redis:// URL given). Prints one JSON line, {"url","pid"}, once it listens.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -17,7 +19,9 @@ const [kind, url, token, prefix] = process.argv.slice(2);
 let listening: string;
 if (kind === 'api' || kind === 'api-defaults') {
   const env: Record<string, string> = { API_TOKENS: `admin:${BENCH_TOKEN}`, ENGINE_DATA_FILE: '' };
-  if (url !== undefined && token !== undefined) {
+  if (url?.startsWith('redis://')) {
+    env.REDIS_URL = url;
+  } else if (url !== undefined && token !== undefined) {
     env.UPSTASH_REDIS_REST_URL = url;
     env.UPSTASH_REDIS_REST_TOKEN = token;
   }
@@ -38,7 +42,8 @@ if (kind === 'api' || kind === 'api-defaults') {
 } else if (kind === 'canned') {
   listening = await startCannedServer(BENCH_TOKEN);
 } else if (kind === 'front') {
-  listening = (await startEngineServer({ port: 0, token: 'bench-engine' })).url;
+  // The engine's REST front: on the in-memory engine, or forwarding to the Redis given.
+  listening = (await startEngineServer({ port: 0, token: 'bench-engine', redisUrl: url })).url;
 } else {
   throw new Error(`unknown server kind ${kind}`);
 }

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from '../../scripts/build-node.ts';
 
@@ -20,8 +21,8 @@ export interface ServerProcess {
 }
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-/** serve.ts bundled once per benchmark run. */
-let bundled: Promise<string> | undefined;
+/** serve.ts bundled once per benchmark run, per checkout (this one, or a baseline's). */
+const bundled = new Map<string, Promise<string>>();
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -35,22 +36,30 @@ export async function cpuMsOf(pid: number): Promise<number> {
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
 }
 
-export async function startServer(
-  kind: 'api' | 'api-defaults' | 'reference' | 'canned' | 'front',
+export type ServerKind = 'api' | 'api-defaults' | 'reference' | 'canned' | 'front';
+
+export function startServer(kind: ServerKind, ...args: string[]): Promise<ServerProcess> {
+  return startServerOf(root, kind, ...args);
+}
+
+/**
+ * The same from another checkout of this project (`checkout`, with its node_modules): the
+ * benchmark's baseline, measured in the same run as this checkout.
+ */
+export async function startServerOf(
+  checkout: string,
+  kind: ServerKind,
   ...args: string[]
 ): Promise<ServerProcess> {
-  bundled ??= bundleForNode(
-    'bench/api/serve.ts',
-    fileURLToPath(new URL('../../dist/bench-serve.mjs', import.meta.url)),
-  );
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--enable-source-maps', await bundled, kind, ...args],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  let bundle = bundled.get(checkout);
+  if (bundle === undefined) {
+    bundle = bundleForNode(join(checkout, 'bench/api/serve.ts'), join(checkout, 'dist/bench-serve.mjs'));
+    bundled.set(checkout, bundle);
+  }
+  const child: ChildProcess = spawn(process.execPath, ['--enable-source-maps', await bundle, kind, ...args], {
+    cwd: checkout,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -61,14 +70,26 @@ export async function startServer(
     child.once('exit', (code) => reject(new Error(`${kind} server exited (${code}) before listening`)));
   });
   const { url, pid } = JSON.parse(line) as { url: string; pid: number };
-  return {
+  const server: ServerProcess = {
     url,
     pid,
     cpuMs: () => cpuMsOf(pid),
     async stop() {
+      running.delete(server);
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGKILL');
       await exited;
     },
   };
+  running.add(server);
+  return server;
+}
+
+/** Servers started and not yet stopped. */
+const running = new Set<ServerProcess>();
+
+/** Stops every server still running (a benchmark that failed midway leaves none behind). */
+export async function stopAllServers(): Promise<void> {
+  for (const server of [...running]) await server.stop();
 }

@@ -35,7 +35,11 @@ export function createEngineClient(engine: Engine): RedisClient {
   };
 }
 
-function toValue(reply: Reply): RedisValue {
+/**
+ * An engine reply as the seam's value; an error reply throws `RedisReplyError`. Also used where
+ * the engine runs on a thread of its own (functions/support/engine-thread-worker.ts).
+ */
+export function toValue(reply: Reply): RedisValue {
   if (reply instanceof RedisError) throw new RedisReplyError(reply.message);
   if (reply instanceof StatusReply) return reply.status;
   if (Array.isArray(reply)) {

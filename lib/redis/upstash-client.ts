@@ -1,11 +1,13 @@
 /**
  * The HTTP adapter for Upstash (and for the engine's Upstash-compatible REST front), built on
- * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings.
- * A call's abort signal (its deadline, see deadline.ts) reaches the fetch, so a stalled request
- * is cancelled rather than left open.
+ * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings,
+ * on a requester of our own (rest-requester.ts) over a transport: `fetch` by default (Workers,
+ * Deno), undici's connection pool on Node (functions/support/undici-transport.ts). Script calls
+ * made in the same tick share one `/pipeline` request (the requester batches them). A call's abort
+ * signal (its deadline, see deadline.ts) reaches the request that carries it: a call aborted
+ * before its request leaves is not sent, a request is cancelled once every call it carries has
+ * given up, and the caller stops waiting at once.
  */
-// The fetch-based build runs unchanged on Workers, Deno and Node 20.
-import { Redis } from '@upstash/redis/cloudflare';
 import {
   blockingReadArgv,
   type CallOptions,
@@ -17,10 +19,14 @@ import {
   type RedisValue,
   readArrived,
 } from './client.ts';
+import { createRestRequester, fetchTransport, type RestTransport } from './rest-requester.ts';
+import { redisOn } from './upstash-redis.ts';
 
 export interface UpstashClientOptions {
   url: string;
   token: string;
+  /** How requests travel; `fetch` unless given (Node passes undici's pool). */
+  transport?: RestTransport;
 }
 
 /**
@@ -28,53 +34,64 @@ export interface UpstashClientOptions {
  * const redis = createUpstashClient({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
  */
 export function createUpstashClient(options: UpstashClientOptions): RedisClient {
-  // @upstash/redis asks for the signal (a function) synchronously when a command starts its
-  // request, before the first await: the call below sets it just around that moment. A plain
-  // signal would be worse: on abort the library answers the abort reason as a successful reply.
+  const { url, token } = options;
+  const transport = options.transport ?? fetchTransport;
+  // A command hands its request to the requester before its call returns: `current` holds the
+  // call's signal for exactly that moment.
   let current: AbortSignal | undefined;
-  const connect = (enableAutoPipelining: boolean) =>
-    new Redis({
-      enableAutoPipelining,
-      url: options.url,
-      token: options.token,
-      automaticDeserialization: false,
-      // Network failures surface at once as REDIS_UNAVAILABLE; the caller decides about retries.
-      // Not `retry: false`: @upstash/redis 1.39 still sends a failed request once more then, and a
-      // request whose answer was lost (Redis ran it) must never run twice behind the caller's back.
-      retry: { retries: 0 },
-      // A fresh never-aborting signal otherwise: workerd ties each I/O object to the request that
-      // made it, so one signal cannot serve every call.
-      signal: () => current ?? new AbortController().signal,
-    });
-  const redis = connect(true);
-  // A blocking read holds its HTTP request until data or timeout: it must never share an
-  // auto-pipelined request with other commands, so it goes through a client that sends each
-  // command on its own request (its deadline is the block time plus a margin, see deadline.ts).
-  const direct = connect(false);
+  const signalFor = () => current;
+  const configured = { automaticDeserialization: false, enableAutoPipelining: false } as const;
+  const redis = redisOn(createRestRequester({ url, token, transport, signalFor, batch: true }), configured);
+  // A blocking read holds its HTTP request until data or timeout: it must never share a request
+  // with other commands, so it goes through a requester that sends each command on its own (its
+  // deadline is the block time plus a margin, see deadline.ts).
+  const direct = redisOn(createRestRequester({ url, token, transport, signalFor }), configured);
 
-  function guard(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
-    current = callOptions?.signal;
+  /** Runs one command with its caller's signal; one whose signal has aborted is not sent. */
+  function call(run: () => Promise<unknown>, callOptions: CallOptions | undefined): Promise<RedisValue> {
+    const signal = callOptions?.signal;
+    if (signal?.aborted === true) return Promise.reject(translate(signal.reason, signal));
+    current = signal;
     let pending: Promise<unknown>;
     try {
       pending = run();
+    } catch (error) {
+      return Promise.reject(translate(error, signal));
     } finally {
       current = undefined;
     }
-    return pending.then(
-      (value) => value as RedisValue,
-      (error: unknown) => {
-        throw translate(error, callOptions?.signal);
-      },
-    );
+    if (signal === undefined) {
+      return pending.then(
+        (value) => value as RedisValue,
+        (error: unknown) => {
+          throw translate(error, undefined);
+        },
+      );
+    }
+    // The caller stops waiting as soon as it gives up, whatever the request is still doing.
+    return new Promise<RedisValue>((resolve, reject) => {
+      const giveUp = () => reject(translate(signal.reason, signal));
+      signal.addEventListener('abort', giveUp, { once: true });
+      pending.then(
+        (value) => {
+          signal.removeEventListener('abort', giveUp);
+          resolve(value as RedisValue);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', giveUp);
+          reject(translate(error, signal));
+        },
+      );
+    });
   }
 
   return {
     evalsha: (sha, keys, args, callOptions) =>
-      guard(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
+      call(() => redis.evalsha(sha, [...keys], [...args]), callOptions),
     eval: (source, keys, args, callOptions) =>
-      guard(() => redis.eval(source, [...keys], [...args]), callOptions),
+      call(() => redis.eval(source, [...keys], [...args]), callOptions),
     blockingRead: (keys, ids, blockMs, callOptions) =>
-      guard(
+      call(
         () => direct.exec(blockingReadArgv(keys, ids, blockMs) as [string, ...string[]]),
         callOptions,
       ).then(readArrived),

@@ -4,10 +4,10 @@
  *
  * When the front's connection to Redis is refused, restarted or cut mid-reply, the front answers
  * `500 {"error":"ERR backend failure: …"}`; @upstash/redis passes on that text only, so the
- * adapter (lib/redis/upstash-client.ts) reads that wording as the endpoint failing: 503
+ * adapter (lib/redis/upstash-client.ts, on fetch and on undici) reads that wording as the endpoint failing: 503
  * REDIS_UNAVAILABLE, never a 500.
  */
-import { stackKinds } from './support/stacks.ts';
+import { stacksOf } from './support/stacks.ts';
 import { describeFaultSuite } from './support/suite.ts';
 
-describeFaultSuite(stackKinds[3] as (typeof stackKinds)[number]);
+for (const kind of stacksOf('behind-front')) describeFaultSuite(kind);

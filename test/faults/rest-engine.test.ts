@@ -1,6 +1,9 @@
-/** The fault suite (test/faults/support/suite.ts) on the Upstash REST adapter through the proxy to the REST front over the in-memory engine. */
+/**
+ * The fault suite (test/faults/support/suite.ts) on the Upstash REST adapter (on fetch, and on
+ * undici as Node runs it) through the proxy to the REST front over the in-memory engine.
+ */
 
-import { stackKinds } from './support/stacks.ts';
+import { stacksOf } from './support/stacks.ts';
 import { describeFaultSuite } from './support/suite.ts';
 
-describeFaultSuite(stackKinds[0] as (typeof stackKinds)[number]);
+for (const kind of stacksOf('rest-engine')) describeFaultSuite(kind);

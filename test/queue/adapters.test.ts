@@ -1,4 +1,7 @@
-/** Each adapter turns a Redis that does not answer into REDIS_UNAVAILABLE, and error replies into REDIS_ERROR. */
+/**
+ * Each adapter turns a Redis that does not answer into REDIS_UNAVAILABLE, and error replies into
+ * REDIS_ERROR; the REST adapter on each of its transports (fetch, undici).
+ */
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,6 +13,7 @@ import { createQueueService } from '../../lib/queue/service.ts';
 import { RedisReplyError } from '../../lib/redis/client.ts';
 import { createEngineClient } from '../../lib/redis/engine-client.ts';
 import { createUpstashClient } from '../../lib/redis/upstash-client.ts';
+import { transportKinds } from '../support/transports.ts';
 
 /** A port nothing listens on: bind, note it, close. */
 let deadPort = 0;
@@ -25,13 +29,21 @@ afterAll(() => {
   for (const connection of connections) connection.disconnect();
 });
 
-it('reports REDIS_UNAVAILABLE when the REST endpoint does not answer', async () => {
-  const queue = createQueueService({
-    redis: createUpstashClient({ url: `http://127.0.0.1:${deadPort}`, token: 't' }),
-    clock: createManualClock(),
+for (const kind of transportKinds) {
+  it(`reports REDIS_UNAVAILABLE when the REST endpoint does not answer (${kind.name})`, async () => {
+    const url = `http://127.0.0.1:${deadPort}`;
+    const { transport, close } = kind.open(url);
+    const queue = createQueueService({
+      redis: createUpstashClient({ url, token: 't', transport }),
+      clock: createManualClock(),
+    });
+    try {
+      await expect(queue.stats('q')).rejects.toSatisfy((e) => isQueueError(e, 'REDIS_UNAVAILABLE'));
+    } finally {
+      await close();
+    }
   });
-  await expect(queue.stats('q')).rejects.toSatisfy((e) => isQueueError(e, 'REDIS_UNAVAILABLE'));
-});
+}
 
 it('reports REDIS_UNAVAILABLE when the TCP connection cannot be made', async () => {
   const connection = new Redis({

@@ -9,11 +9,20 @@ import { describe, expect, it } from 'vitest';
 import { projectRoot, startChild } from './support/processes.ts';
 
 describe('deploy checks', () => {
-  it('bundles the Worker with wrangler deploy --dry-run', async () => {
+  it('bundles the Worker with wrangler deploy --dry-run: minified, with its source map, zod in English only', async () => {
     const out = await mkdtemp(join(tmpdir(), 'wrangler-dry-'));
+    const metafile = join(out, 'meta.json');
     const child = startChild(
       process.execPath,
-      [join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', out],
+      [
+        join(projectRoot, 'node_modules/wrangler/bin/wrangler.js'),
+        'deploy',
+        '--dry-run',
+        '--outdir',
+        out,
+        '--metafile',
+        metafile,
+      ],
       { WRANGLER_SEND_METRICS: 'false', CI: '1' },
     );
     try {
@@ -23,6 +32,16 @@ describe('deploy checks', () => {
       ]);
       const bundle = await readFile(join(out, 'worker.js'), 'utf8');
       expect(bundle).toContain('scheduled');
+      // Minified (no per-module path comments, which esbuild writes otherwise), and mapped back to
+      // the sources.
+      expect(bundle).not.toMatch(/^\/\/ \S*lib\/api\/app\.ts$/m);
+      expect(bundle).toContain('//# sourceMappingURL=worker.js.map');
+      const map = JSON.parse(await readFile(join(out, 'worker.js.map'), 'utf8')) as { sources: string[] };
+      expect(map.sources.some((source) => source.endsWith('lib/api/app.ts'))).toBe(true);
+      // wrangler.toml's alias keeps zod's 63 other locales out; English stays (zod's default).
+      const { inputs } = JSON.parse(await readFile(metafile, 'utf8')) as { inputs: Record<string, unknown> };
+      const locales = Object.keys(inputs).filter((path) => /zod\/v4\/locales\//.test(path));
+      expect(locales.map((path) => path.replace(/^.*zod\/v4\/locales\//, ''))).toEqual(['en.js']);
     } finally {
       await child.kill();
       await rm(out, { recursive: true, force: true });

@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineServer, startEngineServer } from '../../functions/engine-server.ts';
+import { buildService } from '../../lib/api/bootstrap.ts';
+import { readSettings } from '../../lib/api/settings.ts';
+import { createEngine } from '../../lib/engine/engine.ts';
+import { createEngineClient } from '../../lib/redis/engine-client.ts';
 import { checkContract } from '../contract/support/contract.ts';
 import { api, type Child } from './support/processes.ts';
 import {
@@ -131,6 +135,49 @@ describe('Workers entry under workerd', () => {
     expect(report.statuses.get('200') ?? 0).toBeGreaterThan(20);
     expect(report.statuses.get('400') ?? 0).toBeGreaterThan(10);
   }, 180_000);
+
+  it('words validation failures exactly as the app does unbundled on Node (English, zod locales left out of the bundle)', async () => {
+    const { app } = await buildService({
+      redis: createEngineClient(createEngine()),
+      settings: readSettings({ API_TOKENS: `admin:${token}` }, 'production'),
+    });
+    const requests: [string, string, unknown][] = [
+      [
+        'POST',
+        '/v1/queues/worker-invalid/messages',
+        {
+          messages: [
+            { body: 1, delayMs: -1, ttlMs: 'soon', dedupId: 5, extra: true },
+            { attributes: { a: 1 }, groupKey: '', partitionKey: 'p' },
+          ],
+        },
+      ],
+      ['POST', '/v1/queues/worker-invalid/messages', { messages: [] }],
+      [
+        'PUT',
+        '/v1/queues/worker-invalid',
+        { visibilityTimeoutMs: 0, retryBackoff: 'bogus', maxDeliveries: 1.5 },
+      ],
+      [
+        'POST',
+        '/v1/queues/worker-invalid/groups/g/consume',
+        { consumer: 'bad name!', count: 'ten', waitMs: 1e9 },
+      ],
+      ['GET', '/v1/queues/worker-invalid/messages?count=0&start=x', undefined],
+    ];
+    for (const [method, path, body] of requests) {
+      const init = {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      };
+      const [inWorker, inNode] = await Promise.all([fetch(`${base}${path}`, init), app.request(path, init)]);
+      const expected = await inNode.json();
+      expect(inNode.status, `${method} ${path}`).toBe(400);
+      expect(expected.error.details.issues.length, `${method} ${path}`).toBeGreaterThan(0);
+      expect([inWorker.status, await inWorker.json()], `${method} ${path}`).toEqual([400, expected]);
+    }
+  });
 
   it('dead-letters a poison message when the cron trigger fires', async () => {
     const id = await plantPoison(base, token, 'worker-poison');

@@ -2,7 +2,8 @@
  * The real service stacks the fault suite breaks, each with the fault proxy on its only path to
  * Redis: the API (buildService, as the entry points wire it) on the Upstash REST adapter through
  * the proxy to the REST front (over the in-memory engine, or forwarding to the real Redis), and on
- * the ioredis TCP adapter through the proxy to the real redis-server. Small deadlines keep the
+ * the ioredis TCP adapter through the proxy to the real redis-server. Each REST stack runs on both
+ * of the adapter's transports (fetch, and undici's pool as Node uses it). Small deadlines keep the
  * suite fast: REDIS_TIMEOUT_MS 500, REQUEST_TIMEOUT_MS 1500 (with 300 ms, a call that normally
  * takes 5-60 ms sometimes missed its deadline on two loaded shared cores).
  */
@@ -16,6 +17,7 @@ import type { RedisClient } from '../../../lib/redis/client.ts';
 import { createUpstashClient } from '../../../lib/redis/upstash-client.ts';
 import { type FaultProxy, startFaultProxy } from '../../support/fault-proxy.ts';
 import { REDIS_URL, redisAvailable } from '../../support/redis.ts';
+import { type TransportKind, transportKinds } from '../../support/transports.ts';
 
 export const REDIS_TIMEOUT_MS = 500;
 export const REQUEST_TIMEOUT_MS = 1500;
@@ -43,6 +45,8 @@ export interface FaultStack {
 
 export interface StackKind {
   readonly name: string;
+  /** Which stack this is, whatever the transport: the test file that runs it picks by this. */
+  readonly stack: 'rest-engine' | 'rest-redis' | 'tcp-redis' | 'behind-front';
   /** Why the stack cannot run here, or undefined. */
   readonly skip: string | undefined;
   start(): Promise<FaultStack>;
@@ -120,7 +124,7 @@ async function assemble(
 }
 
 /** The Upstash REST adapter → proxy → the REST front (in-memory engine, or forwarding to Redis). */
-function restStack(redisUrl: string | undefined): () => Promise<FaultStack> {
+function restStack(redisUrl: string | undefined, kind: TransportKind): () => Promise<FaultStack> {
   return async () => {
     const prefix = uniquePrefix();
     const front: EngineServer = await startEngineServer({
@@ -129,8 +133,11 @@ function restStack(redisUrl: string | undefined): () => Promise<FaultStack> {
       ...(redisUrl === undefined ? {} : { redisUrl }),
     });
     const proxy = await startFaultProxy({ target: { port: Number(new URL(front.url).port) } });
-    const redis = createUpstashClient({ url: `http://${proxy.host}:${proxy.port}`, token: front.token });
+    const url = `http://${proxy.host}:${proxy.port}`;
+    const { transport, close } = kind.open(url);
+    const redis = createUpstashClient({ url, token: front.token, transport });
     return assemble(redis, proxy, prefix, async () => {
+      await close();
       await front.close();
       if (redisUrl !== undefined) await deleteKeys(prefix);
     });
@@ -182,7 +189,7 @@ async function tcpStack(): Promise<FaultStack> {
  * The Upstash REST adapter → the REST front → proxy → redis-server: Redis failing behind the
  * front, so the faults hit the front's own ioredis connections.
  */
-async function behindFrontStack(): Promise<FaultStack> {
+const behindFrontStack = (kind: TransportKind) => async (): Promise<FaultStack> => {
   const prefix = uniquePrefix();
   const target = new URL(REDIS_URL);
   const proxy = await startFaultProxy({
@@ -192,16 +199,40 @@ async function behindFrontStack(): Promise<FaultStack> {
   proxied.hostname = proxy.host;
   proxied.port = String(proxy.port);
   const front = await startEngineServer({ port: 0, token: 'fault-front', redisUrl: proxied.toString() });
-  const redis = createUpstashClient({ url: front.url, token: front.token });
+  const { transport, close } = kind.open(front.url);
+  const redis = createUpstashClient({ url: front.url, token: front.token, transport });
   return assemble(redis, proxy, prefix, async () => {
+    await close();
     await front.close();
     await deleteKeys(prefix);
   });
-}
+};
 
 export const stackKinds: readonly StackKind[] = [
-  { name: 'Upstash REST → REST front (in-memory engine)', skip: undefined, start: restStack(undefined) },
-  { name: 'Upstash REST → REST front → Redis 7', skip: noRedis, start: restStack(REDIS_URL) },
-  { name: 'ioredis TCP → Redis 7', skip: noRedis, start: tcpStack },
-  { name: 'Upstash REST → REST front → (faults) → Redis 7', skip: noRedis, start: behindFrontStack },
+  ...transportKinds.flatMap((kind): StackKind[] => [
+    {
+      name: `Upstash REST (${kind.name}) → REST front (in-memory engine)`,
+      stack: 'rest-engine',
+      skip: undefined,
+      start: restStack(undefined, kind),
+    },
+    {
+      name: `Upstash REST (${kind.name}) → REST front → Redis 7`,
+      stack: 'rest-redis',
+      skip: noRedis,
+      start: restStack(REDIS_URL, kind),
+    },
+    {
+      name: `Upstash REST (${kind.name}) → REST front → (faults) → Redis 7`,
+      stack: 'behind-front',
+      skip: noRedis,
+      start: behindFrontStack(kind),
+    },
+  ]),
+  { name: 'ioredis TCP → Redis 7', stack: 'tcp-redis', skip: noRedis, start: tcpStack },
 ];
+
+/** The stack kinds a fault test file runs: one per transport for the REST stacks. */
+export function stacksOf(stack: StackKind['stack']): StackKind[] {
+  return stackKinds.filter((kind) => kind.stack === stack);
+}

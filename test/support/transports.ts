@@ -1,0 +1,17 @@
+/**
+ * The transports the REST adapter runs on (lib/redis/rest-requester.ts), for suites that run once
+ * on each: `fetch` (Workers, Deno) and undici's pool (Node, functions/support/undici-transport.ts).
+ */
+import { createUndiciTransport } from '../../functions/support/undici-transport.ts';
+import { fetchTransport, type RestTransport } from '../../lib/redis/rest-requester.ts';
+
+export interface TransportKind {
+  readonly name: string;
+  /** A transport for the endpoint at `url`, and how to close it. */
+  open(url: string): { transport: RestTransport; close(): Promise<void> };
+}
+
+export const transportKinds: readonly TransportKind[] = [
+  { name: 'fetch', open: () => ({ transport: fetchTransport, close: async () => {} }) },
+  { name: 'undici', open: (url) => createUndiciTransport(url) },
+];
