@@ -25,9 +25,9 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const clientEntry = join(root, 'lib/client/index.ts');
 
 export const PACKAGE_NAME = 'edge-stream-queue-client';
-/** Where the package is staged and packed. */
-export const outDir = join(root, 'build/client');
-export const stageDir = join(outDir, 'package');
+/** Where the package is staged and packed by default; a caller may pack elsewhere (tests do). */
+export const defaultOutDir = join(root, 'build/client');
+const stageOf = (outDir: string) => join(outDir, 'package');
 const MAX_PACKED_BYTES = 100 * 1024;
 
 /** Refuses any import the bundle would leave to the runtime, except Node's own in the CLI. */
@@ -51,7 +51,7 @@ const clientFromPackage: Plugin = {
   },
 };
 
-async function bundle(version: string): Promise<void> {
+async function bundle(stageDir: string, version: string): Promise<void> {
   await build({
     entryPoints: [clientEntry],
     outfile: join(stageDir, 'dist/index.js'),
@@ -84,7 +84,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 /** tsc's declarations of lib/client and what it imports, with `.ts` specifiers as `.js`. */
-async function declarations(): Promise<void> {
+async function declarations(stageDir: string): Promise<void> {
   const typesDir = join(stageDir, 'dist/types');
   const program = ts.createProgram([clientEntry], {
     target: ts.ScriptTarget.ES2022,
@@ -137,7 +137,7 @@ interface RootPackage {
   homepage?: string;
 }
 
-async function manifest(rootPackage: RootPackage): Promise<void> {
+async function manifest(stageDir: string, rootPackage: RootPackage): Promise<void> {
   const hasLicense = await stat(join(root, 'LICENSE')).then(
     () => true,
     () => false,
@@ -168,14 +168,15 @@ async function manifest(rootPackage: RootPackage): Promise<void> {
   await writeFile(join(stageDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
-/** Builds the package into build/client/package; resolves with its version. */
-export async function buildClientPackage(): Promise<string> {
+/** Builds the package into `<outDir>/package`; resolves with its version. */
+export async function buildClientPackage(outDir = defaultOutDir): Promise<string> {
+  const stageDir = stageOf(outDir);
   const rootPackage = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as RootPackage;
   await rm(outDir, { recursive: true, force: true });
   await mkdir(join(stageDir, 'dist'), { recursive: true });
-  await bundle(rootPackage.version);
-  await declarations();
-  await manifest(rootPackage);
+  await bundle(stageDir, rootPackage.version);
+  await declarations(stageDir);
+  await manifest(stageDir, rootPackage);
   return rootPackage.version;
 }
 
@@ -183,8 +184,9 @@ export async function buildClientPackage(): Promise<string> {
  * Builds and packs the package; resolves with the tarball's absolute path.
  * @example const tarball = await packClient(); // …/build/client/edge-stream-queue-client-0.1.0.tgz
  */
-export async function packClient(): Promise<string> {
-  await buildClientPackage();
+export async function packClient(outDir = defaultOutDir): Promise<string> {
+  const stageDir = stageOf(outDir);
+  await buildClientPackage(outDir);
   const { stdout } = await promisify(execFile)(
     'npm',
     ['pack', stageDir, '--pack-destination', outDir, '--json', '--ignore-scripts'],

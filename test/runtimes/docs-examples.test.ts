@@ -2,27 +2,28 @@
  * Every example in README.md and docs/ runs as written, twice in a row, against `npm start`'s
  * server (in development mode, its token in `.data/dev-token` of the folder the examples run in):
  * ```bash / ```sh blocks under bash with `set -euo pipefail` and a curl that fails on any 4xx or 5xx,
- * ```ts blocks type-checked with the project's strict settings, then run with tsx. The one
- * adaptation: the server listens on a free port, written in place of 127.0.0.1:8787.
+ * ```ts blocks type-checked with the project's strict settings, then run with tsx, ```js blocks run
+ * with plain node in a project that installed the client package (`npm run pack:client`'s tarball)
+ * as a user does. The one adaptation: the server listens on a free port, written in place of
+ * 127.0.0.1:8787, and ESQ_URL/ESQ_TOKEN name it.
  *
  * A block is marked by an HTML comment on the line before its fence (invisible when rendered):
  * `<!-- example: not run (reason) -->` for the few that cannot run here (deploy commands, a server
  * that runs until stopped), `<!-- example: output contains <text> -->` for one whose output must
  * show that it did what it says. Other fences (json, ini, text) are displays, not examples.
- * docs/client.md and docs/queue-design.md belong to other work and are not read here.
+ * docs/queue-design.md is the queue layer's design (its wide tables are read elsewhere).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../../functions/node.ts';
+import { packClient } from '../../scripts/pack-client.ts';
 import { projectRoot } from './support/processes.ts';
 
-const NOT_OURS = new Set(['docs/client.md', 'docs/queue-design.md']);
-/** Linked from the README, written by the client package's work (merged separately). */
-const WRITTEN_ELSEWHERE = new Set(['docs/client.md']);
+const NOT_OURS = new Set(['docs/queue-design.md']);
 const MAX_NOT_RUN = 10;
 
 const files = [
@@ -38,7 +39,7 @@ type Marker = { notRun: string } | { contains: string } | undefined;
 interface Example {
   file: string;
   line: number;
-  kind: 'shell' | 'ts';
+  kind: 'shell' | 'ts' | 'js';
   code: string;
   marker: Marker;
 }
@@ -49,6 +50,8 @@ const kinds: Record<string, Example['kind']> = {
   shell: 'shell',
   ts: 'ts',
   typescript: 'ts',
+  js: 'js',
+  javascript: 'js',
 };
 
 function examplesOf(file: string): Example[] {
@@ -126,7 +129,6 @@ describe('the documents', () => {
         const target = match[1] as string;
         if (/^[a-z]+:/.test(target)) continue;
         const path = relative(projectRoot, join(projectRoot, dirname(file), target));
-        if (WRITTEN_ELSEWHERE.has(path)) continue;
         expect(existsSync(join(projectRoot, path)), `${file} links to ${target}`).toBe(true);
       }
     }
@@ -150,15 +152,31 @@ describe('every example, run twice', () => {
     work = await mkdtemp(join(tmpdir(), 'doc-examples-'));
     server = await startApiServer({
       port: 0,
-      env: {},
+      // The SQS guide's example signs with this key.
+      env: { SQS_CREDENTIALS: 'AKIDEXAMPLE:example-secret:admin' },
       devTokenFile: join(work, '.data', 'dev-token'),
       sweepIntervalMs: 0,
     });
     port = new URL(server.url).port;
-    // The ts examples live in the project, where `edge-stream-queue/client` resolves to lib/client.
+    // The ts examples live in the project, where `edge-stream-queue/client` resolves to lib/client
+    // (and `edge-stream-queue-client`, the package's name, to the same source).
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true });
-  });
+    // The js examples run where a user runs them: a project that installed the packed client.
+    const tarball = await packClient(join(work, 'pack'));
+    await writeFile(join(work, 'package.json'), JSON.stringify({ name: 'doc-examples', type: 'module' }));
+    const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
+      cwd: work,
+    });
+    expect(install.code, install.output).toBe(0);
+    // And the AWS SDK the SQS guide uses: this repository's own copy, linked (its dependencies
+    // resolve from where it really is), so nothing is fetched.
+    await mkdir(join(work, 'node_modules/@aws-sdk'), { recursive: true });
+    await symlink(
+      join(projectRoot, 'node_modules/@aws-sdk/client-sqs'),
+      join(work, 'node_modules/@aws-sdk/client-sqs'),
+    );
+  }, 120_000);
 
   afterAll(async () => {
     await server?.close();
@@ -166,6 +184,12 @@ describe('every example, run twice', () => {
   });
 
   const here = (code: string) => code.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`);
+  const scratchConfig = {
+    extends: '../../tsconfig.json',
+    compilerOptions: { paths: { 'edge-stream-queue-client': ['../../lib/client/index.ts'] } },
+    include: ['*.ts'],
+  };
+  const token = () => readFileSync(join(work, '.data', 'dev-token'), 'utf8').trim();
 
   const shell = runnable.filter((example) => example.kind === 'shell');
   it.each(shell.map((example) => [name(example), example] as const))('%s runs twice', async (_, example) => {
@@ -185,10 +209,7 @@ describe('every example, run twice', () => {
     for (const example of typescript) {
       await writeFile(join(scratch, `${name(example).replace(/[/:.]/g, '-')}.ts`), example.code);
     }
-    await writeFile(
-      join(scratch, 'tsconfig.json'),
-      JSON.stringify({ extends: '../../tsconfig.json', include: ['*.ts'] }),
-    );
+    await writeFile(join(scratch, 'tsconfig.json'), JSON.stringify(scratchConfig));
     const { code, output } = await run(
       process.execPath,
       [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', scratch],
@@ -204,13 +225,33 @@ describe('every example, run twice', () => {
     async (_, example) => {
       const file = join(scratch, `run-${name(example).replace(/[/:.]/g, '-')}.ts`);
       await writeFile(file, here(example.code));
-      const token = readFileSync(join(work, '.data', 'dev-token'), 'utf8').trim();
       for (const attempt of [1, 2]) {
-        const { code, output } = await run(join(projectRoot, 'node_modules/.bin/tsx'), [file], {
-          cwd: projectRoot,
-          env: { ESQ_TOKEN: token },
+        const { code, output } = await run(
+          join(projectRoot, 'node_modules/.bin/tsx'),
+          ['--tsconfig', join(scratch, 'tsconfig.json'), file],
+          { cwd: projectRoot, env: { ESQ_URL: server.url, ESQ_TOKEN: token() } },
+        );
+        expect(code, `${name(example)}, run ${attempt}:\n${output}`).toBe(0);
+      }
+    },
+    120_000,
+  );
+
+  const javascript = runnable.filter((example) => example.kind === 'js');
+  it.each(javascript.map((example) => [name(example), example] as const))(
+    '%s runs twice with the installed package',
+    async (_, example) => {
+      const file = join(work, `${name(example).replace(/[/:.]/g, '-')}.mjs`);
+      await writeFile(file, here(example.code));
+      for (const attempt of [1, 2]) {
+        const { code, output } = await run(process.execPath, [file], {
+          cwd: work,
+          env: { ESQ_URL: server.url, ESQ_TOKEN: token() },
         });
         expect(code, `${name(example)}, run ${attempt}:\n${output}`).toBe(0);
+        if (example.marker !== undefined && 'contains' in example.marker) {
+          expect(output, `${name(example)}, run ${attempt}`).toContain(example.marker.contains);
+        }
       }
     },
     120_000,
