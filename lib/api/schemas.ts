@@ -11,12 +11,14 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  isWellFormed,
   LENGTH_RULES,
   LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
+  WELL_FORMED_RULE,
 } from '../queue/rules.ts';
 import type * as Wire from './wire-types.ts';
 
@@ -46,10 +48,21 @@ const queryInt = (rule: IntRule) =>
     .pipe(int(rule))
     .openapi({ type: 'integer', minimum: rule.min, maximum: rule.max });
 
-/** A string whose length is counted in code points, as JSON Schema's minLength/maxLength count. */
-const text = (rule: { min: number; max: number }, what: string) =>
+/**
+ * A string that becomes a Redis key or field: well-formed Unicode (WELL_FORMED_RULE), so it is
+ * stored exactly; the document states the rule as a pattern.
+ */
+const wellFormed = (what: string) =>
   z
     .string()
+    .refine(isWellFormed, `${what} must be ${WELL_FORMED_RULE.text}`)
+    .openapi({ pattern: WELL_FORMED_RULE.pattern.source });
+
+/**
+ * The same with a length counted in code points, as JSON Schema's minLength/maxLength count.
+ */
+const text = (rule: { min: number; max: number }, what: string) =>
+  wellFormed(what)
     .refine((value) => {
       const length = codePointLength(value);
       return length >= rule.min && length <= rule.max;
@@ -105,7 +118,7 @@ const Attributes = z
       }
       return value;
     },
-    z.record(text(LENGTH_RULES.attributeKey, 'attribute names'), z.string()),
+    z.record(text(LENGTH_RULES.attributeKey, 'attribute names'), wellFormed('attribute values')),
   )
   .openapi({ example: { tenant: 'acme' }, description: 'String values; the name __proto__ is reserved' });
 
