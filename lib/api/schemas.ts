@@ -249,7 +249,15 @@ export const ConsumeBody = z
   .strict()
   .openapi('ConsumeRequest');
 
-export const AckBody = z.object({ ids: Ids }).strict().openapi('AckRequest');
+const Holder = (verb: string) =>
+  ConsumerName.optional().openapi({
+    description: `Only the messages this consumer holds are ${verb}; others (taken over by another consumer after this one's lease ended) are left as they are. Without it, the messages are ${verb} whoever holds them`,
+  });
+
+export const AckBody = z
+  .object({ ids: Ids, consumer: Holder('acked') })
+  .strict()
+  .openapi('AckRequest');
 export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResult');
 export const NackBody = z
   .object({
@@ -257,6 +265,7 @@ export const NackBody = z
     delayMs: int(CALL_RULES.delayMs).optional().openapi({
       description: "Without it, the queue's retry backoff (retryBackoff) gives the delay (none: at once)",
     }),
+    consumer: Holder('given back'),
   })
   .strict()
   .openapi('NackRequest');

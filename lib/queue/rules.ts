@@ -150,6 +150,8 @@ export const CALL_RULES = {
   ttlMs: { min: 1, max: 365 * DAY, unit: 'ms' },
   /** The long poll of consume. */
   waitMs: { min: 0, max: 20 * SECOND, unit: 'ms' },
+  /** `leaseMs` of extend: a lease set to end this long from now (SQS's longest visibility timeout). */
+  leaseMs: { min: 0, max: 12 * HOUR, unit: 'ms' },
   /** `minIdleMs` of reclaim and pending. */
   minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
   /** Work units (entries examined) of one sweep call. */
