@@ -411,6 +411,9 @@ export const SweepReportSchema = z
     deletedReferences: z.number().int(),
     consumersRemoved: z.number().int(),
     trimmed: z.number().int(),
+    deletedQueues: z.number().int().openapi({
+      description: 'Queues found deleted (also while this sweep visited them): skipped, never an error',
+    }),
     complete: z.boolean(),
   })
   .openapi('SweepReport');

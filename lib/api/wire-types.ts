@@ -265,6 +265,8 @@ export interface SweepReport {
   deletedReferences: number;
   consumersRemoved: number;
   trimmed: number;
+  /** Queues found deleted (also during this sweep): skipped. */
+  deletedQueues: number;
   complete: boolean;
 }
 

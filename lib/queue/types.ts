@@ -227,6 +227,8 @@ export interface SweepReport {
   deletedReferences: number;
   consumersRemoved: number;
   trimmed: number;
+  /** Queues found deleted (also while this sweep visited them): skipped, their names dropped. */
+  deletedQueues: number;
   /** False when the budget ran out before every queue was visited; the next call resumes. */
   complete: boolean;
 }

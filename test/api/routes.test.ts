@@ -334,6 +334,7 @@ describe('dead letters and sweep', () => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      deletedQueues: 0,
       complete: true,
     });
   });
