@@ -94,8 +94,8 @@ export type ScheduleFireScope = { queue: string; partition?: number; dedup: read
 export type ScheduleFireArgs = { name: string; occurrence: number; previous: number; now: number; config: unknown };
 export type ScheduleFireReply = { fired: boolean; caughtUp: boolean; id: string };
 export type SchedulePutScope = { queue: string; partition?: number };
-export type SchedulePutArgs = { name: string; spec: string; now: number };
-export type SchedulePutReply = { created: boolean };
+export type SchedulePutArgs = { name: string; spec: string; now: number; create: number };
+export type SchedulePutReply = { created: boolean; unregistered: boolean; partitions: number; last: number };
 export type StatsScope = { queue: string; partition?: number; groups: readonly string[] };
 export type StatsArgs = { now: number; names: number };
 export type StatsReply = { length: number; delayed: number; deadLetters: number; partitions: number; paused: boolean; groups: { name: string; pending: number; lag: number; consumers: number; oldestPendingAgeMs: number; lastDeliveredId: string; consumerNames: string[]; paused: boolean; keyedWaiting: number; waitingKeys: number; oldestKey: string; oldestKeyId: string; oldestKeyAgeMs: number }[] };
@@ -393,12 +393,12 @@ export const scripts = {
   } as ScriptBinding<ScheduleFireScope, ScheduleFireArgs, ScheduleFireReply>,
   schedulePut: {
     name: "schedulePut",
-    sha: "c584150ded5c3db60e4324d10dabc0a46adfa6e9",
+    sha: "38f34a84fe39ae14c24cbf5f591993da7943f278",
     keys: {"fixed":[["config","string"],["schedules","string"]]},
-    args: {"fixed":[["name","string"],["spec","string"],["now","int"]]},
-    reply: {"fields":[["created","flag"]]},
-    errors: ["QUEUE_NOT_FOUND"],
-    source: "-- schedule-put: creates or replaces a recurring schedule of an existing queue (on partition 0).\n-- The schedule starts afresh: no occurrence at or before `now` fires.\n-- KEYS: config, schedules\n-- ARGV: name, spec, now: int\n--   (spec: the schedule as JSON text: cron, timezone, body (JSON text), attributes, dedupId, ttlMs)\n-- Returns: created: flag\n-- Errors: QUEUE_NOT_FOUND\nlocal args = { name = ARGV[1], spec = ARGV[2], now = tonumber(ARGV[3]) }\nlocal keys = { config = KEYS[1], schedules = KEYS[2] }\nlocal function int(n)\n  return string.format('%d', n)\nend\nif redis.call('EXISTS', keys.config) == 0 then\n  return { 'QUEUE_NOT_FOUND' }\nend\nlocal created = redis.call('HEXISTS', keys.schedules, args.name) == 0 and 1 or 0\nredis.call('HSET', keys.schedules, args.name, args.spec, args.name .. ':last', int(args.now))\nreturn { 'ok', created }\n",
+    args: {"fixed":[["name","string"],["spec","string"],["now","int"],["create","int"]]},
+    reply: {"fields":[["created","flag"],["unregistered","flag"],["partitions","int"],["last","int"]]},
+    errors: [],
+    source: "-- schedule-put: creates or replaces a recurring schedule (on partition 0), creating the queue with\n-- the default config when it is new, as produce does. A new schedule starts afresh: no occurrence\n-- at or before `now` fires. A replaced one keeps the last occurrence it fired, so an occurrence\n-- that is due and has not fired yet still fires (by the new spec).\n-- KEYS: config, schedules\n-- ARGV: name, spec, now: int, create: int\n--   (spec: the schedule as JSON text: cron, timezone, body (JSON text), attributes, dedupId, ttlMs;\n--   create: the partition count a new queue gets)\n-- Returns: created: flag, unregistered: flag, partitions: int, last: int\n--   (last: the last occurrence fired, or when the schedule was created)\nlocal args = { name = ARGV[1], spec = ARGV[2], now = tonumber(ARGV[3]), create = tonumber(ARGV[4]) }\nlocal keys = { config = KEYS[1], schedules = KEYS[2] }\nlocal function int(n)\n  return string.format('%d', n)\nend\nlocal function ensure_queue(config_key, partitions)\n  if redis.call('EXISTS', config_key) == 0 then\n    local t = redis.call('TIME')\n    redis.call('HSET', config_key, 'epoch', t[1] .. '.' .. t[2], 'partitions', int(partitions))\n    return 1\n  end\n  return redis.call('HEXISTS', config_key, 'registered') == 1 and 0 or 1\nend\nlocal function stored_partitions(config_key)\n  return tonumber(redis.call('HGET', config_key, 'partitions')) or 1\nend\nlocal unregistered = ensure_queue(keys.config, args.create)\nlocal last = tonumber(redis.call('HGET', keys.schedules, args.name .. ':last'))\nlocal created = 0\nif redis.call('HEXISTS', keys.schedules, args.name) == 0 or not last then\n  created = redis.call('HEXISTS', keys.schedules, args.name) == 0 and 1 or 0\n  last = args.now\nend\nredis.call('HSET', keys.schedules, args.name, args.spec, args.name .. ':last', int(last))\nreturn { 'ok', created, unregistered, stored_partitions(keys.config), last }\n",
   } as ScriptBinding<SchedulePutScope, SchedulePutArgs, SchedulePutReply>,
   stats: {
     name: "stats",
