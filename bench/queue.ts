@@ -342,6 +342,80 @@ async function benchBeforeAfter(connection: Redis, before: string): Promise<stri
   ];
 }
 
+/** Messages per round of the holder-check case (half acked, half nacked, in calls of BATCH ids). */
+const HOLDER_MESSAGES = Number(process.env.BENCH_QUEUE_HOLDER_MESSAGES ?? 40_000);
+
+/**
+ * One round of ack and nack calls of BATCH ids, with or without `consumer` (issue 25's holder
+ * check): the wall time of those calls alone, µs per call.
+ */
+async function holderRound(connection: Redis, withConsumer: boolean): Promise<[number, number]> {
+  const prefix = unique('holder');
+  const queue = createQueueService({
+    redis: createIoredisClient(connection),
+    clock: systemClock,
+    keyPrefix: prefix,
+  });
+  await queue.createGroup('holder', 'g', '0');
+  const body = { order: 42, items: ['a', 'b'] };
+  let ackMs = 0;
+  let nackMs = 0;
+  let calls = 0;
+  for (let done = 0; done < HOLDER_MESSAGES; done += 2 * BATCH, calls++) {
+    await queue.produce(
+      'holder',
+      Array.from({ length: 2 * BATCH }, () => ({ body })),
+    );
+    // A consumer per call: nacked messages stay pending to it (for an hour), within its in-flight cap.
+    const consumer = `w${calls}`;
+    const options = withConsumer ? { consumer } : {};
+    const acked = await queue.consume('holder', 'g', consumer, BATCH);
+    let started = performance.now();
+    await queue.ack(
+      'holder',
+      'g',
+      acked.map((m) => m.id),
+      options,
+    );
+    ackMs += performance.now() - started;
+    const nacked = await queue.consume('holder', 'g', consumer, BATCH);
+    started = performance.now();
+    await queue.nack(
+      'holder',
+      'g',
+      nacked.map((m) => m.id),
+      3_600_000,
+      options,
+    );
+    nackMs += performance.now() - started;
+  }
+  await queue.deleteQueue('holder');
+  await connection.unlink(createKeySpace(prefix).registry, createKeySpace(prefix).sweepCursor);
+  return [(ackMs * 1000) / calls, (nackMs * 1000) / calls];
+}
+
+/** ack and nack with and without `consumer`, alternating AB_ROUNDS rounds; the medians side by side. */
+async function benchHolder(connection: Redis): Promise<string[]> {
+  const runs = { without: [] as [number, number][], with: [] as [number, number][] };
+  for (let round = 0; round < AB_ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+    for (const which of order) runs[which].push(await holderRound(connection, which === 'with'));
+  }
+  const row = (which: 'without' | 'with', label: string) => {
+    const ack = median(runs[which].map((r) => r[0]));
+    const nack = median(runs[which].map((r) => r[1]));
+    return `| ${label} | ${ack.toFixed(0)} µs | ${nack.toFixed(0)} µs |`;
+  };
+  return [
+    `Medians of ${AB_ROUNDS} alternating rounds in one process, ${HOLDER_MESSAGES.toLocaleString('en')} messages per round (half acked, half nacked), calls of ${BATCH} ids, wall time of those calls alone.`,
+    '',
+    '| ack / nack | ack: per call of 100 ids | nack: per call of 100 ids |',
+    '|---|---|---|',
+    row('without', 'without `consumer` (any holder)'),
+    row('with', 'with `consumer` (holder-checked)'),
+  ];
+}
+
 export async function run(): Promise<string> {
   const port = Number(new URL(REDIS_URL).port || 6379);
   const connection = new Redis(REDIS_URL);
@@ -352,6 +426,7 @@ export async function run(): Promise<string> {
     const naive = await benchNaive(connection, counter);
     counter.restore();
     const sweep = await benchSweep(connection);
+    const holder = await benchHolder(connection);
     const beside =
       BEFORE === undefined
         ? []
@@ -379,6 +454,10 @@ export async function run(): Promise<string> {
       `maxDeliveries 1, visibility timeout 30 s; ${SWEEP_STALE} deliveries whose lease expired, the rest still leased; the sweep finds them in the lease index, so its time follows the stale count, not the backlog.`,
       '',
       ...sweep,
+      '',
+      '### ack and nack with and without consumer (issue 25)',
+      '',
+      ...holder,
       ...beside,
     ].join('\n');
   } finally {

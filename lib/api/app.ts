@@ -75,8 +75,10 @@ const jsonMediaType = /^application\/json[ \t]*(;[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-
 /** The path names of a 404, so the hint can say exactly which PUT creates what is missing. */
 function notFoundHint(code: ErrorCode, path: string): string | undefined {
   const match = /^\/v1\/queues\/([^/]+)(?:\/groups\/([^/]+))?/.exec(path);
-  const queue = match?.[1] ?? '{queue}';
-  const group = match?.[2] ?? '{group}';
+  // Only a path that names the queue (and group) can say which PUT creates it.
+  if (match === null) return undefined;
+  const queue = match[1] as string;
+  const group = match[2] ?? '{group}';
   if (code === QueueErrorCode.groupNotFound) {
     return `Create the group with PUT /v1/queues/${queue}/groups/${group} and a body such as {"start":"0"}`;
   }

@@ -11,12 +11,14 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  isWellFormed,
   LENGTH_RULES,
   LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
+  WELL_FORMED_RULE,
 } from '../queue/rules.ts';
 import type * as Wire from './wire-types.ts';
 
@@ -46,10 +48,21 @@ const queryInt = (rule: IntRule) =>
     .pipe(int(rule))
     .openapi({ type: 'integer', minimum: rule.min, maximum: rule.max });
 
-/** A string whose length is counted in code points, as JSON Schema's minLength/maxLength count. */
-const text = (rule: { min: number; max: number }, what: string) =>
+/**
+ * A string that becomes a Redis key or field: well-formed Unicode (WELL_FORMED_RULE), so it is
+ * stored exactly; the document states the rule as a pattern.
+ */
+const wellFormed = (what: string) =>
   z
     .string()
+    .refine(isWellFormed, `${what} must be ${WELL_FORMED_RULE.text}`)
+    .openapi({ pattern: WELL_FORMED_RULE.pattern.source });
+
+/**
+ * The same with a length counted in code points, as JSON Schema's minLength/maxLength count.
+ */
+const text = (rule: { min: number; max: number }, what: string) =>
+  wellFormed(what)
     .refine((value) => {
       const length = codePointLength(value);
       return length >= rule.min && length <= rule.max;
@@ -105,7 +118,7 @@ const Attributes = z
       }
       return value;
     },
-    z.record(text(LENGTH_RULES.attributeKey, 'attribute names'), z.string()),
+    z.record(text(LENGTH_RULES.attributeKey, 'attribute names'), wellFormed('attribute values')),
   )
   .openapi({ example: { tenant: 'acme' }, description: 'String values; the name __proto__ is reserved' });
 
@@ -236,7 +249,15 @@ export const ConsumeBody = z
   .strict()
   .openapi('ConsumeRequest');
 
-export const AckBody = z.object({ ids: Ids }).strict().openapi('AckRequest');
+const Holder = (verb: string) =>
+  ConsumerName.optional().openapi({
+    description: `Only the messages this consumer holds are ${verb}; others (taken over by another consumer after this one's lease ended) are left as they are. Without it, the messages are ${verb} whoever holds them`,
+  });
+
+export const AckBody = z
+  .object({ ids: Ids, consumer: Holder('acked') })
+  .strict()
+  .openapi('AckRequest');
 export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResult');
 export const NackBody = z
   .object({
@@ -244,6 +265,7 @@ export const NackBody = z
     delayMs: int(CALL_RULES.delayMs).optional().openapi({
       description: "Without it, the queue's retry backoff (retryBackoff) gives the delay (none: at once)",
     }),
+    consumer: Holder('given back'),
   })
   .strict()
   .openapi('NackRequest');
@@ -389,6 +411,9 @@ export const SweepReportSchema = z
     deletedReferences: z.number().int(),
     consumersRemoved: z.number().int(),
     trimmed: z.number().int(),
+    deletedQueues: z.number().int().openapi({
+      description: 'Queues found deleted (also while this sweep visited them): skipped, never an error',
+    }),
     complete: z.boolean(),
   })
   .openapi('SweepReport');

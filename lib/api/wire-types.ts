@@ -120,6 +120,8 @@ export interface ConsumeOptions {
 
 export interface AckRequest {
   ids: string[];
+  /** Ack only the messages this consumer holds; without it, whoever holds them. */
+  consumer?: string | undefined;
 }
 
 export interface AckResult {
@@ -130,6 +132,8 @@ export interface NackRequest {
   ids: string[];
   /** Without it, the queue's retry backoff gives the delay. */
   delayMs?: number | undefined;
+  /** Give back only the messages this consumer holds (a stale nack is a no-op); without it, any. */
+  consumer?: string | undefined;
 }
 
 export interface NackResult {
@@ -261,6 +265,8 @@ export interface SweepReport {
   deletedReferences: number;
   consumersRemoved: number;
   trimmed: number;
+  /** Queues found deleted (also during this sweep): skipped. */
+  deletedQueues: number;
   complete: boolean;
 }
 

@@ -134,10 +134,16 @@ export interface GroupHandle {
   resume(options?: CallOptions): Promise<GroupPaused>;
   /** Leases up to `count` messages (default 10), long-polling up to `waitMs` (default 0). */
   consume(options: ConsumeOptions & CallOptions): Promise<Message[]>;
-  /** Answers how many were acked now (repeats and unknown ids count 0; no ids: 0, nothing sent). */
-  ack(ids: string[], options?: CallOptions): Promise<number>;
-  /** Gives messages back for redelivery after `delayMs` (default 0); answers how many (no ids: 0, nothing sent). */
-  nack(ids: string[], options?: { delayMs?: number } & CallOptions): Promise<number>;
+  /**
+   * Answers how many were acked now (repeats and unknown ids count 0; no ids: 0, nothing sent).
+   * With `consumer`, only what that consumer holds (an ack after its lease moved on changes nothing).
+   */
+  ack(ids: string[], options?: { consumer?: string } & CallOptions): Promise<number>;
+  /**
+   * Gives messages back for redelivery after `delayMs` (default 0); answers how many (no ids: 0,
+   * nothing sent). With `consumer`, only what that consumer holds (a stale nack is a no-op).
+   */
+  nack(ids: string[], options?: { delayMs?: number; consumer?: string } & CallOptions): Promise<number>;
   /** Renews the leases `consumer` still holds; the rest are `lost`. */
   extend(
     consumer: string,
@@ -253,9 +259,10 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       },
       async ack(ids, callOptions) {
         if (ids.length === 0) return 0;
+        const consumer = callOptions?.consumer;
         const answer = await call('ackMessages', {
           params,
-          body: { ids },
+          body: consumer === undefined ? { ids } : { ids, consumer },
           safe: true,
           ...signalOf(callOptions),
         });
@@ -265,7 +272,11 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
         if (ids.length === 0) return 0;
         const answer = await call('nackMessages', {
           params,
-          body: nackOptions?.delayMs === undefined ? { ids } : { ids, delayMs: nackOptions.delayMs },
+          body: {
+            ids,
+            ...(nackOptions?.delayMs === undefined ? {} : { delayMs: nackOptions.delayMs }),
+            ...(nackOptions?.consumer === undefined ? {} : { consumer: nackOptions.consumer }),
+          },
           safe: true,
           ...signalOf(nackOptions),
         });

@@ -152,8 +152,9 @@ export interface WorkerGroup {
     waitMs: number;
     signal?: AbortSignal;
   }): Promise<Message[]>;
-  ack(ids: string[]): Promise<number>;
-  nack(ids: string[], options: { delayMs?: number }): Promise<number>;
+  /** The worker names its consumer: only what it still holds is acked or given back. */
+  ack(ids: string[], options: { consumer: string }): Promise<number>;
+  nack(ids: string[], options: { delayMs?: number; consumer: string }): Promise<number>;
   extend(
     consumer: string,
     ids: string[],
@@ -303,7 +304,8 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   const acks: Batcher = createBatcher(
     async (ids) => {
       try {
-        await group.ack(ids);
+        // Its consumer: an ack after the lease moved to another worker changes nothing.
+        await group.ack(ids, { consumer });
         counters.acked += ids.length;
         emit({ type: 'acked', ids });
       } catch (error) {
@@ -328,7 +330,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       batcher = createBatcher(
         async (ids) => {
           try {
-            await group.nack(ids, delayMs === undefined ? {} : { delayMs });
+            await group.nack(ids, delayMs === undefined ? { consumer } : { delayMs, consumer });
             counters.nacked += ids.length;
             if (reason === 'unstarted') counters.returned += ids.length;
             emit({ type: 'nacked', ids, delayMs, reason });
@@ -527,7 +529,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       const entries = await group.pending({ consumer, count: CALL_RULES.count.max });
       const orphans = entries.filter((e) => e.state === 'leased' && !held.has(e.id)).map((e) => e.id);
       if (orphans.length === 0) return;
-      await group.nack(orphans, { delayMs: 0 });
+      await group.nack(orphans, { delayMs: 0, consumer });
       counters.nacked += orphans.length;
       emit({ type: 'nacked', ids: orphans, delayMs: 0, reason: 'orphaned' });
     } catch (error) {

@@ -23,6 +23,36 @@ export const NAME_RULE = {
   text: '1-100 characters of A-Z a-z 0-9 . _ - (not "." or "..")',
 } as const;
 
+/**
+ * Every string that becomes a Redis key or field (names, `dedupId`, `partitionKey`, `groupKey`,
+ * attribute names and values, schedule fields) is well-formed Unicode: Redis stores UTF-8, where a
+ * lone UTF-16 surrogate has no encoding and would arrive as U+FFFD, so "\ud800", "\udfff" and
+ * "\ufffd" would become one dedup id (issue 25). Such a string is refused instead. Message bodies
+ * are stored as JSON text, which escapes a lone surrogate, so they keep any string exactly.
+ */
+export const WELL_FORMED_RULE = {
+  /** The same test as a pattern (for the OpenAPI document); `isWellFormed` is what checks. */
+  pattern: /^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/,
+  text: 'well-formed Unicode (no lone UTF-16 surrogate)',
+} as const;
+
+/**
+ * True when `text` has no lone UTF-16 surrogate (String.prototype.isWellFormed, written out for
+ * runtimes without it and without a regular expression, so any length is safe).
+ * @example isWellFormed('\ud83d\ude00') // true; isWellFormed('\ud800') // false
+ */
+export function isWellFormed(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    if (unit > 0xdbff) return false;
+    const next = text.charCodeAt(i + 1);
+    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
+}
+
 /** The largest value of either half of a stream id (an unsigned 64-bit integer). */
 export const U64_MAX = '18446744073709551615';
 
@@ -120,6 +150,8 @@ export const CALL_RULES = {
   ttlMs: { min: 1, max: 365 * DAY, unit: 'ms' },
   /** The long poll of consume. */
   waitMs: { min: 0, max: 20 * SECOND, unit: 'ms' },
+  /** `leaseMs` of extend: a lease set to end this long from now (SQS's longest visibility timeout). */
+  leaseMs: { min: 0, max: 12 * HOUR, unit: 'ms' },
   /** `minIdleMs` of reclaim and pending. */
   minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
   /** Work units (entries examined) of one sweep call. */

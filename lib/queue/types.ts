@@ -57,6 +57,27 @@ export interface Message {
   fields?: Record<string, string>;
 }
 
+/** Options of ack. */
+export interface AckOptions {
+  /** Ack only the entries this consumer holds. */
+  consumer?: string;
+  /** Answer each id's outcome too. */
+  outcomes?: boolean;
+}
+
+/**
+ * What happened to each id of an ack: `acked`; `held-by-other`: pending, held by another consumer
+ * than the one named, so left as it is; `not-pending`: not in the group's pending list (acked
+ * before, never delivered, unknown).
+ */
+export type AckOutcome = 'acked' | 'held-by-other' | 'not-pending';
+
+export interface AckOutcomes {
+  acked: number;
+  /** One per id, in the order given. */
+  outcomes: AckOutcome[];
+}
+
 export interface DeadLetter extends Omit<Message, 'deliveries'> {
   /** The id the message had in the queue's stream. */
   deadLetteredFrom: string;
@@ -206,6 +227,8 @@ export interface SweepReport {
   deletedReferences: number;
   consumersRemoved: number;
   trimmed: number;
+  /** Queues found deleted (also while this sweep visited them): skipped, their names dropped. */
+  deletedQueues: number;
   /** False when the budget ran out before every queue was visited; the next call resumes. */
   complete: boolean;
 }
@@ -264,14 +287,45 @@ export interface QueueService {
    * the due time and deadline are timed with `pause` (real timers by default).
    */
   waitForWork(watch: WatchPoint, until: number, signal?: AbortSignal, pause?: Pause): Promise<WaitOutcome>;
-  ack(queue: string, group: string, ids: string[]): Promise<number>;
-  /** Without delayMs the queue's retry backoff (retryBackoff) gives the delay. */
-  nack(queue: string, group: string, ids: string[], delayMs?: number): Promise<number>;
+  /**
+   * Acks what the group holds of `ids`; answers how many. With `consumer`, only the entries that
+   * consumer holds (a stale holder's ack changes nothing); without, whoever holds them. With
+   * `outcomes: true`, also each id's outcome in input order.
+   */
+  ack(
+    queue: string,
+    group: string,
+    ids: string[],
+    options?: AckOptions & { outcomes?: false },
+  ): Promise<number>;
+  ack(
+    queue: string,
+    group: string,
+    ids: string[],
+    options: AckOptions & { outcomes: true },
+  ): Promise<AckOutcomes>;
+  /**
+   * Without delayMs the queue's retry backoff (retryBackoff) gives the delay. With `consumer`, only
+   * the entries that consumer holds are given back (a stale nack is a no-op).
+   */
+  nack(
+    queue: string,
+    group: string,
+    ids: string[],
+    delayMs?: number,
+    options?: { consumer?: string },
+  ): Promise<number>;
+  /**
+   * Renews the leases `consumer` holds for a visibility timeout, or with `leaseMs` sets them to end
+   * leaseMs from now (0: deliverable at once; at most 12 h), also where the lease ended or the
+   * message was nacked (leased again). The delivery count does not change.
+   */
   extend(
     queue: string,
     group: string,
     consumer: string,
     ids: string[],
+    options?: { leaseMs?: number },
   ): Promise<{ extended: string[]; lost: string[] }>;
   reclaim(
     queue: string,

@@ -10,6 +10,7 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  isWellFormed,
   JSON_DEPTH_RULE,
   LENGTH_RULES,
   type Limits,
@@ -19,6 +20,7 @@ import {
   RANGE_BOUND_RULE,
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
+  WELL_FORMED_RULE,
 } from './rules.ts';
 import type { MessageInput } from './types.ts';
 
@@ -187,7 +189,15 @@ function checkText(
   if (length < min || length > max) {
     invalid(`message ${index} ${what} must be a string of ${min}-${max} characters`);
   }
+  checkWellFormed(value as string, index, what);
   return value as string;
+}
+
+/** A string that becomes a Redis key or field is stored exactly or refused (WELL_FORMED_RULE). */
+function checkWellFormed(value: string, index: number, what: string, details?: object): void {
+  if (!isWellFormed(value)) {
+    invalid(`message ${index} ${what} must be ${WELL_FORMED_RULE.text}`, { index, field: what, ...details });
+  }
 }
 
 function encodeAttributes(value: unknown, index: number): string {
@@ -206,6 +216,8 @@ function encodeAttributes(value: unknown, index: number): string {
     if (length < min || length > max) {
       invalid(`message ${index} attribute names must be ${min}-${max} characters`, { attribute: key });
     }
+    checkWellFormed(key, index, 'attribute names');
+    checkWellFormed(v, index, `attribute ${key}`, { attribute: key });
   }
   return entries.length > 0 ? JSON.stringify(value) : '';
 }

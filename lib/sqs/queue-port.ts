@@ -3,8 +3,8 @@
  * it comes closest, is in docs/sqs-queue-needs.md:
  * - metadata (attributes without a native config field, tags, timestamps) is not stored: setting
  *   one to anything but its default is UnsupportedOperation, and reading answers the defaults;
- * - a delete or visibility change checks the holder (pendingRange) and then acks or nacks, two
- *   round trips where the queue would do it atomically;
+ * - a delete or visibility change is one holder-checked ack or extend (leaseMs) per receive's
+ *   holder, atomic per partition;
  * - a receive's own VisibilityTimeout is a nack right after the consume;
  * - ReceiveRequestAttemptId is not remembered;
  * - purging leaves delayed messages;
@@ -15,7 +15,7 @@ import type { Sleep } from '../api/context.ts';
 import { waitUntilNonEmpty } from '../api/long-poll.ts';
 import type { Clock } from '../clock.ts';
 import { isQueueError, QueueErrorCode } from '../queue/errors.ts';
-import type { PendingEntry, QueueService } from '../queue/types.ts';
+import type { QueueService } from '../queue/types.ts';
 import { queueDoesNotExist, SqsError, SqsErrorCode } from './errors.ts';
 import type { DeliveryRef, MetaPatch, Settled, SqsQueuePort } from './port.ts';
 import { SQS_GROUP } from './port.ts';
@@ -54,56 +54,32 @@ function missingGroup(error: unknown): boolean {
 export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   const { queue } = deps;
 
-  /** The pending entries of `refs`, by id: one pendingRange per holder (a holder has one receive's worth). */
-  async function pendingOf(name: string, refs: DeliveryRef[]): Promise<Map<string, PendingEntry> | null> {
-    const byHolder = new Map<string, DeliveryRef[]>();
-    for (const ref of refs) byHolder.set(ref.holder, [...(byHolder.get(ref.holder) ?? []), ref]);
-    const found = new Map<string, PendingEntry>();
-    try {
-      await Promise.all(
-        [...byHolder].map(async ([holder, held]) => {
-          const ids = held.map((ref) => ref.id).sort(compareIds);
-          const entries = await queue.pendingRange(name, SQS_GROUP, {
-            start: ids[0] as string,
-            end: ids[ids.length - 1] as string,
-            // A holder is one receive's consumer: it never holds more than that receive got (≤ 10).
-            count: 100,
-            consumer: holder,
-          });
-          for (const entry of entries) found.set(entry.id, entry);
-        }),
-      );
-    } catch (error) {
-      // No group: nothing of the queue is in flight (a purge is re-creating it).
-      if (missingGroup(error)) return null;
-      throw error;
-    }
-    return found;
+  /** Refs by holder: a holder is one receive's consumer, so each holder's ids go in one call. */
+  function byHolder<R extends DeliveryRef>(
+    refs: readonly R[],
+    keyOf: (ref: R) => string = (ref) => ref.holder,
+  ) {
+    const groups = new Map<string, { holder: string; at: number[]; ref: R }>();
+    refs.forEach((ref, i) => {
+      const key = keyOf(ref);
+      const found = groups.get(key);
+      if (found === undefined) groups.set(key, { holder: ref.holder, at: [i], ref });
+      else found.at.push(i);
+    });
+    return [...groups.values()];
   }
 
-  /** Which refs their holder still holds, which are held by a later delivery, which are gone. */
-  async function settle(name: string, refs: DeliveryRef[]): Promise<Settled[]> {
-    const held = await pendingOf(name, refs);
-    if (held === null) return refs.map(() => 'gone');
-    const unheld = refs.filter((ref) => !held.has(ref.id));
-    // Ids not held by their handle's holder: in flight under another holder (stale) or not at all.
-    let others = new Map<string, PendingEntry>();
-    if (unheld.length > 0) {
-      const ids = unheld.map((ref) => ref.id).sort(compareIds);
-      try {
-        const entries = await Promise.all(
-          ids.map((id) => queue.pendingRange(name, SQS_GROUP, { start: id, end: id, count: 1 })),
-        );
-        others = new Map(entries.flat().map((entry) => [entry.id, entry]));
-      } catch (error) {
-        if (!missingGroup(error)) throw error;
-      }
+  /** Of ids a holder no longer holds: which are in flight under another holder (stale), which not (gone). */
+  async function staleOrGone(name: string, ids: string[]): Promise<Set<string>> {
+    try {
+      const entries = await Promise.all(
+        ids.map((id) => queue.pendingRange(name, SQS_GROUP, { start: id, end: id, count: 1 })),
+      );
+      return new Set(entries.flat().map((entry) => entry.id));
+    } catch (error) {
+      if (missingGroup(error)) return new Set();
+      throw error;
     }
-    return refs.map((ref) => {
-      const entry = held.get(ref.id);
-      if (entry !== undefined && entry.deliveries === ref.deliveries) return 'done';
-      return entry !== undefined || others.has(ref.id) ? 'stale' : 'gone';
-    });
   }
 
   async function ensureGroup(name: string): Promise<void> {
@@ -213,31 +189,53 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async deleteMessages(name, refs) {
-      const outcome = await settle(name, refs);
-      const ids = [...new Set(refs.filter((_, i) => outcome[i] === 'done').map((ref) => ref.id))];
-      if (ids.length > 0) {
-        try {
-          await queue.ack(name, SQS_GROUP, ids);
-        } catch (error) {
-          if (!missingGroup(error)) throw error;
-        }
+      // The holder check and the ack in one script per partition: a handle whose message was
+      // received again since (another holder) deletes nothing.
+      const outcome: Settled[] = refs.map(() => 'gone');
+      try {
+        await Promise.all(
+          byHolder(refs).map(async ({ holder, at }) => {
+            const ids = at.map((i) => (refs[i] as DeliveryRef).id);
+            const { outcomes } = await queue.ack(name, SQS_GROUP, ids, { consumer: holder, outcomes: true });
+            at.forEach((i, k) => {
+              const result = outcomes[k];
+              outcome[i] = result === 'acked' ? 'done' : result === 'held-by-other' ? 'stale' : 'gone';
+            });
+          }),
+        );
+      } catch (error) {
+        // No group: nothing of the queue is in flight (a purge is re-creating it).
+        if (!missingGroup(error)) throw error;
       }
       return outcome;
     },
 
     async changeVisibility(name, changes) {
-      const outcome = await settle(name, changes);
-      const byDelay = new Map<number, Set<string>>();
-      changes.forEach((change, i) => {
-        if (outcome[i] !== 'done') return;
-        byDelay.set(change.timeoutMs, (byDelay.get(change.timeoutMs) ?? new Set()).add(change.id));
-      });
+      // The holder check and the new lease in one script per partition (extend with leaseMs): a
+      // handle whose message was received again since changes nothing.
+      const outcome: Settled[] = changes.map(() => 'gone');
+      const lost: number[] = [];
       try {
         await Promise.all(
-          [...byDelay].map(([delayMs, ids]) => queue.nack(name, SQS_GROUP, [...ids], delayMs)),
+          byHolder(changes, (c) => `${c.holder}\n${c.timeoutMs}`).map(async ({ holder, at, ref }) => {
+            const ids = at.map((i) => (changes[i] as DeliveryRef).id);
+            const { extended } = await queue.extend(name, SQS_GROUP, holder, ids, { leaseMs: ref.timeoutMs });
+            const done = new Set(extended);
+            for (const i of at) {
+              if (done.has((changes[i] as DeliveryRef).id)) outcome[i] = 'done';
+              else lost.push(i);
+            }
+          }),
         );
       } catch (error) {
         if (!missingGroup(error)) throw error;
+      }
+      if (lost.length > 0) {
+        // Only the wording of the refusal: in flight under a later delivery, or not at all.
+        const inFlight = await staleOrGone(name, [
+          ...new Set(lost.map((i) => (changes[i] as DeliveryRef).id)),
+        ]);
+        for (const i of lost) if (inFlight.has((changes[i] as DeliveryRef).id)) outcome[i] = 'stale';
       }
       return outcome;
     },
@@ -263,16 +261,4 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
   };
   return port;
-}
-
-/** Stream ids in order: by time, then sequence, then partition. */
-function compareIds(a: string, b: string): number {
-  const x = a.split('-').map(BigInt);
-  const y = b.split('-').map(BigInt);
-  for (let i = 0; i < 3; i++) {
-    const p = x[i] ?? 0n;
-    const q = y[i] ?? 0n;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
 }

@@ -25,6 +25,50 @@ describe('400 validation', () => {
     expect(h.calls).toEqual([]);
   });
 
+  it('refuses a lone surrogate in a string that becomes a Redis key or field, naming the field', async () => {
+    const h = await createHarness();
+    const cases: [string, string, unknown, string][] = [
+      [
+        'POST',
+        '/v1/queues/orders/messages',
+        { messages: [{ body: 1, dedupId: '\ud800' }] },
+        'messages.0.dedupId',
+      ],
+      [
+        'POST',
+        '/v1/queues/orders/messages',
+        { messages: [{ body: 1, groupKey: '\udfff' }] },
+        'messages.0.groupKey',
+      ],
+      [
+        'POST',
+        '/v1/queues/orders/messages',
+        { messages: [{ body: 1, attributes: { k: 'a\udbff' } }] },
+        'messages.0.attributes.k',
+      ],
+      [
+        'PUT',
+        '/v1/queues/orders/schedules/nightly',
+        { cron: '* * * * *', message: { body: 1, dedupId: 'x\udc00' } },
+        'message.dedupId',
+      ],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await h.call(method, path, { body });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.json, 'INVALID_ARGUMENT');
+      const issues = res.json.error.details.issues as { path: string[]; message: string }[];
+      expect(issues.map((i) => i.path.join('.'))).toContain(field);
+      expect(issues.map((i) => i.message).join(' ')).toContain('well-formed Unicode');
+    }
+    expect(h.calls).toEqual([]);
+    // A lone surrogate in a body is kept: JSON escapes it.
+    const ok = await h.call('POST', '/v1/queues/orders/messages', {
+      body: { messages: [{ body: '\ud800' }] },
+    });
+    expect(ok.status).toBe(201);
+  });
+
   it('rejects an invalid queue name in the path', async () => {
     const h = await createHarness();
     const res = await h.call('PUT', `/v1/queues/${'x'.repeat(101)}`, { body: {} });

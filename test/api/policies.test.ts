@@ -198,7 +198,11 @@ describe('schedules', () => {
     expect((await h.call('PUT', '/v1/queues/q/schedules/tick', { body, token: tokens.consume })).status).toBe(
       403,
     );
-    expect((await h.call('PUT', '/v1/queues/nowhere/schedules/tick', { body })).status).toBe(404);
+    // A queue not yet configured is created and registered, as produce does.
+    expect((await h.call('PUT', '/v1/queues/nowhere/schedules/tick', { body })).status).toBe(201);
+    expect((await h.call('GET', '/v1/queues')).json.queues.map((q: { name: string }) => q.name)).toContain(
+      'nowhere',
+    );
     expect((await h.call('DELETE', '/v1/queues/q/schedules/tick')).json).toEqual({ deleted: true });
     const gone = await h.call('DELETE', '/v1/queues/q/schedules/tick');
     expect([gone.status, gone.json.error.code]).toEqual([404, 'SCHEDULE_NOT_FOUND']);

@@ -228,6 +228,40 @@ describe('deliveries', () => {
     expect(reclaimed.json.messages.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
   });
 
+  it('acks and nacks with a consumer only what that consumer holds', async () => {
+    await h.call('PUT', '/v1/queues/orders', { body: { visibilityTimeoutMs: 1000 } });
+    const [id] = await produce('orders', ['a']);
+    await group('orders', 'workers');
+    await h.call('POST', '/v1/queues/orders/groups/workers/consume', { body: { consumer: 'w1' } });
+    h.clock.advance(1000);
+    const taken = await h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+      body: { consumer: 'w2' },
+    });
+    expect(taken.json.messages.map((m: { id: string }) => m.id)).toEqual([id]);
+    // w1's lease ended and w2 holds it: w1's late nack and ack change nothing.
+    const stale = await h.call('POST', '/v1/queues/orders/groups/workers/nack', {
+      body: { ids: [id], delayMs: 0, consumer: 'w1' },
+    });
+    expect(stale.json).toEqual({ requeued: 0 });
+    const staleAck = await h.call('POST', '/v1/queues/orders/groups/workers/ack', {
+      body: { ids: [id], consumer: 'w1' },
+    });
+    expect(staleAck.json).toEqual({ acked: 0 });
+    const none = await h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+      body: { consumer: 'w3' },
+    });
+    expect(none.json.messages).toEqual([]);
+    const bad = await h.call('POST', '/v1/queues/orders/groups/workers/ack', {
+      body: { ids: [id], consumer: 'no spaces' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details.issues[0].path).toEqual(['consumer']);
+    const acked = await h.call('POST', '/v1/queues/orders/groups/workers/ack', {
+      body: { ids: [id], consumer: 'w2' },
+    });
+    expect(acked.json).toEqual({ acked: 1 });
+  });
+
   it('answers the pending summary without a range and the entries with one', async () => {
     const ids = await produce('orders', ['a', 'b']);
     await group('orders', 'workers');
@@ -300,6 +334,7 @@ describe('dead letters and sweep', () => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      deletedQueues: 0,
       complete: true,
     });
   });

@@ -18,6 +18,10 @@ onEveryBackend(
         await queue.extend('q', 'g', 'c', [got[0]?.id as string]);
         await queue.nack('q', 'g', [got[1]?.id as string], 0);
         await queue.ack('q', 'g', [ids[0] as string]);
+        // The holder-checked forms: the check and the action in the same script.
+        await queue.nack('q', 'g', [got[1]?.id as string], 0, { consumer: 'c' });
+        await queue.ack('q', 'g', [got[0]?.id as string], { consumer: 'c', outcomes: true });
+        await queue.extend('q', 'g', 'c', [got[1]?.id as string], { leaseMs: 0 });
         await queue.reclaim('q', 'g', 'c', { minIdleMs: 0 });
         await queue.pendingSummary('q', 'g');
         await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 });
@@ -33,7 +37,7 @@ onEveryBackend(
       await warm();
       calls.length = 0;
       await warm();
-      expect(calls.map((c) => c.command)).toEqual(Array(17).fill('evalsha'));
+      expect(calls.map((c) => c.command)).toEqual(Array(20).fill('evalsha'));
       await queue.sweep();
       calls.length = 0;
       await queue.sweep();
@@ -130,7 +134,10 @@ onEveryBackend(
       await queue.extend('q', 'g', 'c', [ids[0] as string]);
       await queue.nack('q', 'g', [ids[1] as string], 0);
       await queue.ack('q', 'g', [ids[2] as string]);
-      expect(calls.map((c) => c.name)).toEqual(['extend', 'nack', 'ack']);
+      await queue.extend('q', 'g', 'c', [ids[0] as string], { leaseMs: 10 });
+      await queue.nack('q', 'g', [ids[1] as string], 0, { consumer: 'c' });
+      await queue.ack('q', 'g', [ids[0] as string], { consumer: 'c', outcomes: true });
+      expect(calls.map((c) => c.name)).toEqual(['extend', 'nack', 'ack', 'extend', 'nack', 'ack']);
       // The whole queue: each of the 8 partitions once.
       calls.length = 0;
       await queue.stats('q');

@@ -30,20 +30,28 @@ describe('the script runner', () => {
     const { redis, sent } = scripted(['ok', 2]);
     const run = createScriptRunner(redis, space);
     expect(
-      await run(scripts.ack, { queue: 'orders', partition: 1, group: 'billing' }, { ids: ['1-1', '1-2'] }),
-    ).toEqual({ acked: 2 });
+      await run(
+        scripts.ack,
+        { queue: 'orders', partition: 1, group: 'billing' },
+        { consumer: '', outcomes: 0, ids: ['1-1', '1-2'] },
+      ),
+    ).toEqual({ acked: 2, outcomes: [] });
     const k = space.queue('orders', 1);
     const g = k.group('billing');
     expect(sent[0]).toEqual({
       keys: [k.stream, k.config, g.lease, g.meta, g.turns, g.heads, g.keyState, k.wake],
-      args: ['billing', '1-1', '1-2'],
+      args: ['billing', '', '0', '1-1', '1-2'],
     });
   });
 
   it('refuses an argument that disagrees with the scope rather than send keys of one group and the name of another', async () => {
     const { redis, sent } = scripted(['ok', 0]);
     const run = createScriptRunner(redis, space);
-    const disagreeing = { group: 'other', ids: ['1-1'] } as unknown as { ids: string[] };
+    const disagreeing = { group: 'other', consumer: '', outcomes: 0, ids: ['1-1'] } as unknown as {
+      consumer: string;
+      outcomes: number;
+      ids: string[];
+    };
     await expect(run(scripts.ack, { queue: 'q', group: 'g' }, disagreeing)).rejects.toThrow(
       /differs from the call's scope/,
     );
@@ -53,7 +61,8 @@ describe('the script runner', () => {
   it("words QUEUE_NOT_FOUND and GROUP_NOT_FOUND with the scope's names", async () => {
     const { redis } = scripted(['QUEUE_NOT_FOUND'], ['GROUP_NOT_FOUND']);
     const run = createScriptRunner(redis, space);
-    const call = () => run(scripts.ack, { queue: 'q', group: 'g' }, { ids: ['1-1'] });
+    const call = () =>
+      run(scripts.ack, { queue: 'q', group: 'g' }, { consumer: '', outcomes: 0, ids: ['1-1'] });
     await expect(call()).rejects.toThrow('Queue "q" does not exist');
     await expect(call()).rejects.toThrow('Group "g" of queue "q" does not exist');
   });

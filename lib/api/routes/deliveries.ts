@@ -163,14 +163,16 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
 
   app.openapi(ack, async (c) => {
     const { queue: name, group } = c.req.valid('param');
-    const { ids } = c.req.valid('json');
-    return json(c, { acked: await queue.ack(name, group, ids) }, 200);
+    const { ids, consumer } = c.req.valid('json');
+    const acked = await queue.ack(name, group, ids, consumer === undefined ? {} : { consumer });
+    return json(c, { acked }, 200);
   });
 
   app.openapi(nack, async (c) => {
     const { queue: name, group } = c.req.valid('param');
-    const { ids, delayMs } = c.req.valid('json');
-    return json(c, { requeued: await queue.nack(name, group, ids, delayMs) }, 200);
+    const { ids, delayMs, consumer } = c.req.valid('json');
+    const requeued = await queue.nack(name, group, ids, delayMs, consumer === undefined ? {} : { consumer });
+    return json(c, { requeued }, 200);
   });
 
   app.openapi(extend, async (c) => {

@@ -32,13 +32,13 @@ const putSchedule = createRoute({
   summary:
     'Create or replace a recurring schedule: the sweep enqueues its message at each occurrence (scope: admin)',
   description:
-    'Each due occurrence is enqueued exactly once, also with sweeps racing; after downtime one occurrence stands for all that were missed (the sweep report counts it in catchUps). A replaced schedule starts afresh. The message goes to partition 0. A cron expression or time zone the parser refuses is a 400 naming the field (a check no schema can state: `x-semantic-400`).',
+    'Each due occurrence is enqueued exactly once, also with sweeps racing; after downtime one occurrence stands for all that were missed (the sweep report counts it in catchUps). A new schedule starts afresh (no occurrence at or before its creation fires); a replaced one keeps the last occurrence it fired, so an occurrence that is due and has not fired yet still fires, by the new spec. A queue not yet configured is created with the default config and registered, as produce does. The message goes to partition 0. A cron expression or time zone the parser refuses is a 400 naming the field (a check no schema can state: `x-semantic-400`).',
   'x-semantic-400': true,
   request: { params: ScheduleParams, body: jsonBody(ScheduleBody) },
   responses: {
     200: jsonContent(ScheduleSchema, 'The schedule replaced one of the same name'),
     201: jsonContent(ScheduleSchema, 'The schedule was created'),
-    ...errorResponses(...WITH_BODY, 404),
+    ...errorResponses(...WITH_BODY),
   },
 });
 

@@ -11,7 +11,14 @@ import { compareIds, decodeId, encodeId, merged, rangeIn } from '../partitions/i
 import { range } from '../partitions/lifecycle.ts';
 import { CALL_RULES } from '../rules.ts';
 import { scripts } from '../scripts.generated.ts';
-import type { Message, PendingEntry, PendingSummary, QueueService } from '../types.ts';
+import type {
+  AckOptions,
+  AckOutcome,
+  Message,
+  PendingEntry,
+  PendingSummary,
+  QueueService,
+} from '../types.ts';
 import { checkBound, checkCount, checkId, checkIds, checkInt, checkName } from '../validate.ts';
 import { type WatchedPartition, type WatchPoint, watchPointOf } from '../watch.ts';
 
@@ -155,28 +162,51 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       return ctx.watches.wait(point, until, signal, pause);
     },
 
-    async ack(queue, group, ids) {
-      const settled = target(queue, group, ids);
-      return settle(settled, async (scope, raw) => (await ctx.run(scripts.ack, scope, { ids: raw })).acked);
-    },
+    ack: (async (queue: string, group: string, ids: string[], options: AckOptions = {}) => {
+      const consumer = options.consumer;
+      const settled = target(queue, group, ids, consumer);
+      const holder = consumer ?? '';
+      if (options.outcomes !== true) {
+        return settle(
+          settled,
+          async (scope, raw) =>
+            (await ctx.run(scripts.ack, scope, { consumer: holder, outcomes: 0, ids: raw })).acked,
+        );
+      }
+      const parts = await byIdPartition(ctx, queue, settled.ids, (p, raw) =>
+        ctx.run(scripts.ack, { queue, partition: p, group }, { consumer: holder, outcomes: 1, ids: raw }),
+      );
+      // Each partition answers its ids' outcomes in order (none for a partition that is gone).
+      const cursors = new Map(parts.map(({ p, result }) => [p, { outcomes: result.outcomes, at: 0 }]));
+      const outcomes = settled.ids.map((id): AckOutcome => {
+        const part = cursors.get(decodeId(id).partition);
+        if (part === undefined) return 'not-pending';
+        return (part.outcomes[part.at++] as AckOutcome | undefined) ?? 'not-pending';
+      });
+      return { acked: parts.reduce((sum, part) => sum + part.result.acked, 0), outcomes };
+    }) as QueueService['ack'],
 
-    async nack(queue, group, ids, delayMs) {
-      const settled = target(queue, group, ids);
+    async nack(queue, group, ids, delayMs, options = {}) {
+      const settled = target(queue, group, ids, options.consumer);
       // -1: the call named no delay, so the queue's retry backoff gives it.
       const delay = delayMs === undefined ? -1 : checkInt(delayMs, 'delayMs', CALL_RULES.delayMs);
+      const consumer = options.consumer ?? '';
       return settle(settled, async (scope, raw) => {
-        const args = { now: ctx.now(), delayMs: delay, config: ctx.scriptDefaults, ids: raw };
+        const args = { consumer, now: ctx.now(), delayMs: delay, config: ctx.scriptDefaults, ids: raw };
         return (await ctx.run(scripts.nack, scope, args)).requeued;
       });
     },
 
-    async extend(queue, group, consumer, ids) {
+    async extend(queue, group, consumer, ids, options = {}) {
       const held = target(queue, group, ids, consumer);
+      // -1: the queue's visibility timeout.
+      const leaseMs =
+        options.leaseMs === undefined ? -1 : checkInt(options.leaseMs, 'leaseMs', CALL_RULES.leaseMs);
       const parts = await byIdPartition(ctx, queue, held.ids, (p, raw) =>
         ctx.run(
           scripts.extend,
           { queue, partition: p, group },
-          { consumer, now: ctx.now(), config: ctx.scriptDefaults, ids: raw },
+          { consumer, now: ctx.now(), leaseMs, config: ctx.scriptDefaults, ids: raw },
         ),
       );
       // Each partition answers its ids in order, each either extended or lost (all of them lost in

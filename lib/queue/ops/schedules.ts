@@ -3,7 +3,7 @@
  * partition 0; the sweep fires each due occurrence once (`fireSchedules`, also with sweeps racing).
  */
 import type { QueueContext } from '../context.ts';
-import { readGroups, readRecord } from '../partitions/lifecycle.ts';
+import { readGroups, readRecord, register } from '../partitions/lifecycle.ts';
 import { decodeSchedule, dueOccurrence, encodeSchedule, scheduleDedupId } from '../schedule-spec.ts';
 import { scripts } from '../scripts.generated.ts';
 import type { QueueService } from '../types.ts';
@@ -48,11 +48,18 @@ export function createScheduleOps(ctx: QueueContext): ScheduleOps {
       checkName('schedule', name);
       const at = ctx.now();
       const spec = encodeSchedule(input, ctx.limits, at);
-      const { created } = await ctx.run(scripts.schedulePut, { queue }, { name, spec, now: at });
+      const reply = await ctx.run(
+        scripts.schedulePut,
+        { queue },
+        { name, spec, now: at, create: ctx.defaults.partitions },
+      );
+      // A queue this call created is registered as produce registers one.
+      const count = ctx.partitions.learn(queue, reply.partitions, true);
+      await register(ctx, queue, reply.unregistered, count);
       // A scheduled sweep that found the queue idle would next visit it at its revisit time:
       // due now instead, so the first occurrence is not late (the registry's slot, a call of its own).
       await ctx.run(scripts.sweepRecord, {}, { visits: [{ queue, at }] });
-      return { schedule: decodeSchedule(name, spec, at, at), created };
+      return { schedule: decodeSchedule(name, spec, reply.last, at), created: reply.created };
     },
 
     async listSchedules(queue) {

@@ -6,6 +6,7 @@
  * the names of deleted queues and, when scheduled, when to visit each queue again.
  */
 import type { QueueContext } from '../context.ts';
+import { isQueueError, QueueErrorCode } from '../errors.ts';
 import { readGroups, repair, unmark } from '../partitions/lifecycle.ts';
 import { CALL_RULES } from '../rules.ts';
 import { nextOccurrence } from '../schedule-spec.ts';
@@ -56,6 +57,7 @@ function startSweep(ctx: QueueContext, options: SweepOptions): SweepRun {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      deletedQueues: 0,
       complete: true,
     },
     resumeAt: '',
@@ -147,8 +149,17 @@ async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from:
       run.gone.push(queue);
       return true;
     }
-    // A partition the queue has but whose making was interrupted: make it now.
-    if (!step.exists) await repair(ctx, queue, p);
+    // A partition the queue has but whose making was interrupted: make it now. Or the queue was
+    // deleted since this visit began: skip it (counted), never fail the sweep.
+    if (!step.exists) {
+      try {
+        await repair(ctx, queue, p);
+      } catch (error) {
+        if (!isQueueError(error, QueueErrorCode.queueNotFound)) throw error;
+        run.gone.push(queue);
+        return true;
+      }
+    }
     if (!step.done) {
       stopAt(run, queue, p);
       return false;
@@ -163,6 +174,7 @@ async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from:
  * idle (or its next occurrence, if sooner), now when it was not.
  */
 async function finishSweep(ctx: QueueContext, run: SweepRun): Promise<void> {
+  run.report.deletedQueues = run.gone.length;
   await ctx.run(scripts.sweepFinish, {}, { resumeAt: run.resumeAt, gone: run.gone });
   const { revisitMs } = run;
   if (revisitMs !== undefined) {

@@ -1,9 +1,13 @@
--- ack: removes messages from the group's pending list. Unknown or already acked ids count 0; an
--- ack after the lease moved to another consumer is accepted (permissive leases). A grouped message
--- leaves its key's line, and a key with more waiting gets its turn (waiting consumers a wake-up).
+-- ack: removes messages from the group's pending list. Unknown or already acked ids count 0.
+-- Without a consumer ('') an ack after the lease moved to another consumer is accepted (permissive
+-- leases); with one, only the entries that consumer holds are acked (the holder check and the XACK
+-- in this one script), the others are left as they are. A grouped message leaves its key's line,
+-- and a key with more waiting gets its turn (waiting consumers a wake-up).
 -- KEYS: stream, config, lease, meta, turns, heads, keyState, wake
--- ARGV: group, ...ids
--- Returns: acked: int
+-- ARGV: group, consumer, outcomes: int, ...ids
+--   (consumer: '' for any holder; outcomes: 1 to answer each id's outcome, 0 for none)
+-- Returns: acked: int, ...outcomes: string
+--   (outcomes, in the order of ids: acked, held-by-other or not-pending)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include group
 -- @include group-exists
@@ -22,7 +26,7 @@ held_ready(g)
 -- consumer got is one run of ids, so this is usually all it takes), point lookups only for ids
 -- past what that page reached. The writes then go in one call each: one XACK, one ZREM, one HDEL,
 -- and one HINCRBY per holder (usually one).
-local unique, seen, found, holders = {}, {}, {}, {}
+local unique, seen, found, holders, outcome = {}, {}, {}, {}, {}
 for _, id in ipairs(args.ids) do
   if not seen[id] then
     seen[id] = true
@@ -51,9 +55,14 @@ for _, id in ipairs(unique) do
     local row = redis.call('XPENDING', keys.stream, args.group, id, id, '1')
     holder = #row > 0 and row[1][2] or nil
   end
-  if holder then
+  if holder and (args.consumer == '' or holder == args.consumer) then
     found[#found + 1] = id
     holders[holder] = (holders[holder] or 0) + 1
+    outcome[id] = 'acked'
+  elseif holder then
+    outcome[id] = 'held-by-other'
+  else
+    outcome[id] = 'not-pending'
   end
 end
 local acked = 0
@@ -63,13 +72,26 @@ end
 for holder, n in pairs(holders) do
   held_add(g, holder, -n)
 end
-local nacks = {}
-for i, id in ipairs(unique) do
-  nacks[i] = 'n:' .. id
+-- Lease entries go with the acked ids, and with ids nobody holds (left behind); another holder's
+-- lease stays.
+local done, nacks = {}, {}
+for _, id in ipairs(unique) do
+  if outcome[id] ~= 'held-by-other' then
+    done[#done + 1] = id
+    nacks[#nacks + 1] = 'n:' .. id
+  end
 end
-redis.call('ZREM', keys.lease, unpack(unique))
-redis.call('HDEL', keys.meta, unpack(nacks))
+if #done > 0 then
+  redis.call('ZREM', keys.lease, unpack(done))
+  redis.call('HDEL', keys.meta, unpack(nacks))
+end
 -- Every grouped one that was pending is done. (Not one merely reserved: produced, unread, never
 -- delivered; one acked behind our back is released by the sweep.)
 release(g, found)
-return { 'ok', acked }
+local out = { 'ok', acked }
+if args.outcomes == 1 then
+  for _, id in ipairs(args.ids) do
+    out[#out + 1] = outcome[id]
+  end
+end
+return out

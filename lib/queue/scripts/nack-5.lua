@@ -1,9 +1,11 @@
 -- nack: gives messages back; each becomes deliverable again delayMs from now (also beyond the
 -- visibility timeout) and its delivery count keeps growing with each redelivery. Without a
 -- delayMs (-1) the queue's retry backoff for the message's delivery count is the delay.
+-- With a consumer, only the entries that consumer holds are given back (a stale holder's nack
+-- changes nothing); without one (''), any pending entry.
 -- KEYS: stream, config, lease, meta, wake
--- ARGV: group, now: int, delayMs: int, config: json, ...ids
---   (delayMs: -1 when the call named none)
+-- ARGV: group, consumer, now: int, delayMs: int, config: json, ...ids
+--   (consumer: '' for any holder; delayMs: -1 when the call named none)
 -- Returns: requeued: int
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include backoff
@@ -22,7 +24,12 @@ if args.delayMs < 0 then
 end
 local requeued = 0
 for _, id in ipairs(args.ids) do
-  local row = redis.call('XPENDING', stream, group, id, id, '1')
+  local row
+  if args.consumer == '' then
+    row = redis.call('XPENDING', stream, group, id, id, '1')
+  else
+    row = redis.call('XPENDING', stream, group, id, id, '1', args.consumer)
+  end
   if #row > 0 then
     local delay = args.delayMs
     if cfg then

@@ -90,6 +90,100 @@ onEveryBackend('deliveries', (make) => {
     expect((await queue.consume('q', 'g', 'c', 1)).map((m) => m.deliveries)).toEqual([3]);
   });
 
+  it("ignores a stale holder's late nack and ack: the new holder keeps its lease", async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const [id] = (await queue.produce('q', [{ body: 'job' }])) as [string];
+    expect((await queue.consume('q', 'g', 'a', 1)).map((m) => m.id)).toEqual([id]);
+    clock.advance(VT);
+    expect((await queue.consume('q', 'g', 'b', 1)).map((m) => [m.id, m.deliveries])).toEqual([[id, 2]]);
+    // A's lease ended and B holds the message: A's late nack and ack change nothing.
+    expect(await queue.nack('q', 'g', [id], 0, { consumer: 'a' })).toBe(0);
+    expect(await queue.ack('q', 'g', [id], { consumer: 'a' })).toBe(0);
+    expect(await queue.ack('q', 'g', [id], { consumer: 'a', outcomes: true })).toEqual({
+      acked: 0,
+      outcomes: ['held-by-other'],
+    });
+    expect(await queue.consume('q', 'g', 'c', 1)).toEqual([]);
+    const [entry] = await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 });
+    expect(entry).toMatchObject({ id, consumer: 'b', state: 'leased', eligibleAt: clock.now() + VT });
+    clock.advance(VT - 1);
+    expect(await queue.consume('q', 'g', 'c', 1)).toEqual([]);
+    // The holder's own nack and ack work.
+    expect(await queue.nack('q', 'g', [id], 0, { consumer: 'b' })).toBe(1);
+    expect((await queue.consume('q', 'g', 'c', 1)).map((m) => m.deliveries)).toEqual([3]);
+    expect(await queue.ack('q', 'g', [id, id, '9-9'], { consumer: 'c', outcomes: true })).toEqual({
+      acked: 1,
+      outcomes: ['acked', 'acked', 'not-pending'],
+    });
+    expect(await queue.ack('q', 'g', [id], { consumer: 'c' })).toBe(0);
+  });
+
+  it('acks only what the named consumer holds, and anything without a consumer', async () => {
+    const { queue } = make();
+    await queue.createGroup('q', 'g', '0');
+    const [x, y, z] = (await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }])) as string[];
+    await queue.consume('q', 'g', 'a', 1);
+    await queue.consume('q', 'g', 'b', 1);
+    await queue.consume('q', 'g', 'c', 1);
+    const held = new Map(
+      (await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 })).map((e) => [
+        e.consumer,
+        e.id,
+      ]),
+    );
+    const [ofA, ofB, ofC] = [held.get('a'), held.get('b'), held.get('c')] as [string, string, string];
+    expect(new Set([ofA, ofB, ofC])).toEqual(new Set([x, y, z]));
+    expect(await queue.ack('q', 'g', [ofA, ofB], { consumer: 'b', outcomes: true })).toEqual({
+      acked: 1,
+      outcomes: ['held-by-other', 'acked'],
+    });
+    expect((await queue.pendingSummary('q', 'g')).consumers).toEqual([
+      { name: 'a', pending: 1 },
+      { name: 'c', pending: 1 },
+    ]);
+    // Without a consumer: whoever holds them (permissive, as before).
+    expect(await queue.ack('q', 'g', [ofA, ofC])).toBe(2);
+    expect((await queue.pendingSummary('q', 'g')).pending).toBe(0);
+  });
+
+  it('sets the leases a consumer holds to leaseMs from now, also after they ended or were nacked', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT, retryBackoff: 'fixed', retryDelayMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const [a, b, c] = (await queue.produce('q', [{ body: 1 }, { body: 2 }, { body: 3 }])) as string[];
+    const got = await queue.consume('q', 'g', 'x', 3);
+    expect(got.map((m) => m.deliveries)).toEqual([1, 1, 1]);
+    // a: running lease; b: nacked for long; c: lease ended (nobody took it yet).
+    expect(await queue.nack('q', 'g', [b as string], 10 * VT)).toBe(1);
+    clock.advance(VT);
+    const ids = [a, b, c, '9-9'] as string[];
+    await expect(queue.extend('q', 'g', 'x', ids, { leaseMs: 12 * 3_600_000 + 1 })).rejects.toSatisfy((e) =>
+      isQueueError(e, 'INVALID_ARGUMENT'),
+    );
+    const result = await queue.extend('q', 'g', 'x', ids, { leaseMs: 2 * VT });
+    expect(result).toEqual({ extended: [a, b, c], lost: ['9-9'] });
+    const entries = await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 });
+    expect(entries.map((e) => [e.state, e.eligibleAt, e.deliveries])).toEqual([
+      ['leased', clock.now() + 2 * VT, 1],
+      ['leased', clock.now() + 2 * VT, 1],
+      ['leased', clock.now() + 2 * VT, 1],
+    ]);
+    // Leased again: a plain extend by the holder works (it would not on a nacked entry).
+    expect((await queue.extend('q', 'g', 'x', [b as string])).extended).toEqual([b]);
+    // Another consumer cannot change them.
+    expect(await queue.extend('q', 'g', 'y', [a as string], { leaseMs: 0 })).toEqual({
+      extended: [],
+      lost: [a],
+    });
+    clock.advance(VT - 1);
+    expect(await queue.consume('q', 'g', 'y', 3)).toEqual([]);
+    // leaseMs 0: deliverable at once (no retry backoff in between), the count unchanged until then.
+    expect((await queue.extend('q', 'g', 'x', [a as string], { leaseMs: 0 })).extended).toEqual([a]);
+    expect((await queue.consume('q', 'g', 'y', 3)).map((m) => [m.id, m.deliveries])).toEqual([[a, 2]]);
+  });
+
   it('extends leases only for messages the consumer still holds', async () => {
     const { queue, clock } = make();
     await queue.configure('q', { visibilityTimeoutMs: VT });

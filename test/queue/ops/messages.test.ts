@@ -3,6 +3,7 @@
  * message looked up by id in every state.
  */
 import { expect, it } from 'vitest';
+import { isQueueError } from '../../../lib/queue/errors.ts';
 import { idShape, onEveryBackend } from '../support/suite.ts';
 
 const VT = 5000;
@@ -47,6 +48,68 @@ onEveryBackend('messages', (make) => {
     await queue.deleteQueue('q');
     await queue.produce('q', [{ body: 5, dedupId: 'order-7' }]);
     expect((await queue.browse('q', {})).map((m) => m.body)).toEqual([5]);
+  });
+
+  it('refuses a lone surrogate in a dedupId and keeps distinct valid ids distinct', async () => {
+    const { queue } = make();
+    await queue.configure('q', { dedupWindowMs: 60_000 });
+    await queue.createGroup('q', 'g', '0');
+    for (const dedupId of ['\ud800', '\udfff', 'a\udbffb', 'x\udc00']) {
+      await expect(queue.produce('q', [{ body: dedupId, dedupId }])).rejects.toSatisfy(
+        (e) => isQueueError(e, 'INVALID_ARGUMENT') && /dedupId/.test((e as Error).message),
+      );
+    }
+    // A refused message in a batch stores none of the batch.
+    await expect(
+      queue.produce('q', [
+        { body: 'ok', dedupId: 'fine' },
+        { body: 'bad', dedupId: '\ud800' },
+      ]),
+    ).rejects.toSatisfy((e) => isQueueError(e, 'INVALID_ARGUMENT'));
+    expect((await queue.stats('q')).length).toBe(0);
+    // U+FFFD itself, a surrogate pair and the replacement of a pair's halves are distinct ids.
+    const ids = await queue.produce('q', [
+      { body: 1, dedupId: '\ufffd' },
+      { body: 2, dedupId: '\ud83d\ude00' },
+      { body: 3, dedupId: '\ufffd\ufffd' },
+    ]);
+    expect(new Set(ids).size).toBe(3);
+    expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body).sort()).toEqual([1, 2, 3]);
+    expect(await queue.produce('q', [{ body: 4, dedupId: '\ud83d\ude00' }])).toEqual([ids[1]]);
+  });
+
+  it('refuses a lone surrogate in a groupKey, partitionKey or attribute and keeps valid keys exact', async () => {
+    const { queue } = make();
+    await queue.createGroup('q', 'g', '0');
+    const bad: [string, Record<string, unknown>][] = [
+      ['groupKey', { groupKey: '\ud800' }],
+      ['groupKey', { groupKey: '\udbff' }],
+      ['partitionKey', { partitionKey: '\udfff' }],
+      ['attribute names', { attributes: { '\ud800': 'v' } }],
+      ['attribute', { attributes: { k: 'v\udc00' } }],
+    ];
+    for (const [field, message] of bad) {
+      await expect(queue.produce('q', [{ body: 1, ...message }])).rejects.toSatisfy(
+        (e) => isQueueError(e, 'INVALID_ARGUMENT') && (e as Error).message.includes(field),
+      );
+    }
+    expect((await queue.stats('q')).length).toBe(0);
+    await queue.produce('q', [
+      { body: 'a', groupKey: '\ufffd', attributes: { '\ud83d\ude00': '\ud83d\ude01' } },
+      { body: 'b', groupKey: '\ud83d\ude00' },
+      // A lone surrogate in the body is JSON-escaped, so it round-trips exactly.
+      { body: { text: '\ud800' } },
+    ]);
+    // Sorted by body: a partitioned queue answers its partitions in turn.
+    const got = (await queue.consume('q', 'g', 'c', 10)).sort((x, y) =>
+      JSON.stringify(x.body) < JSON.stringify(y.body) ? -1 : 1,
+    );
+    expect(got.map((m) => [m.body, m.groupKey ?? null])).toEqual([
+      ['a', '\ufffd'],
+      ['b', '\ud83d\ude00'],
+      [{ text: '\ud800' }, null],
+    ]);
+    expect(got[0]?.attributes).toEqual({ '\ud83d\ude00': '\ud83d\ude01' });
   });
 
   it('looks a message up by id in every state, in one round trip', async () => {

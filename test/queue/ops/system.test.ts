@@ -4,6 +4,8 @@
  * issue 18 (a scheduled sweep skips queues it found idle until their revisit time).
  */
 import { expect, it } from 'vitest';
+import { scripts } from '../../../lib/queue/scripts.generated.ts';
+import type { RedisClient } from '../../../lib/redis/client.ts';
 import { idShape, onEveryBackend } from '../support/suite.ts';
 
 const VT = 30_000;
@@ -34,6 +36,7 @@ onEveryBackend('sweep', (make) => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 2,
+      deletedQueues: 0,
       complete: true,
     });
     // g2 has not received ids[2], ids[3] or the promoted message: they stay.
@@ -169,9 +172,38 @@ onEveryBackend('sweep', (make) => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      deletedQueues: 0,
       complete: false,
     });
     expect(await queue.sweep({ timeBudgetMs: 1000 })).toMatchObject({ deadLettered: 1, complete: true });
+  });
+});
+
+onEveryBackend('a sweep racing a queue delete', (make) => {
+  it('skips a queue deleted while the sweep visits it, counts it, and sweeps the others', async () => {
+    const { queue, client, clock, another } = make();
+    await queue.configure('a', { partitions: 8 });
+    await queue.createGroup('a', 'g', '0');
+    await queue.produce('b', [{ body: 'later', delayMs: 10 }]);
+    clock.advance(10);
+    // The queue is deleted between the sweep's step on its partition 0 and the one on partition 1.
+    let steps = 0;
+    let deleted = false;
+    const racing: RedisClient = {
+      async evalsha(sha, keys, args) {
+        if (sha === scripts.sweepQueue.sha && keys.some((key) => key.includes('{a')) && ++steps === 2) {
+          deleted = await queue.deleteQueue('a');
+        }
+        return client.evalsha(sha, keys, args);
+      },
+      eval: (source, keys, args) => client.eval(source, keys, args),
+    };
+    const report = await another({ redis: racing }).sweep();
+    expect(deleted).toBe(true);
+    expect(report).toMatchObject({ deletedQueues: 1, promoted: 1, complete: true });
+    expect(await queue.listQueues()).toEqual(['b']);
+    expect(await queue.getConfig('a')).toBeNull();
+    expect(await queue.sweep()).toMatchObject({ deletedQueues: 0, complete: true });
   });
 });
 
@@ -194,6 +226,7 @@ onEveryBackend('the cheap idle sweep (issue 18)', (make) => {
       deletedReferences: 0,
       consumersRemoved: 0,
       trimmed: 0,
+      deletedQueues: 0,
       scheduled: 0,
       catchUps: 0,
       complete: true,
