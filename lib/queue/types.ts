@@ -62,8 +62,8 @@ export interface ConsumeOptions {
   /**
    * A receive attempt (1-128 printable ASCII characters): retried by the same consumer while
    * every message it delivered is still held as delivered (not acked, nacked, extended or taken
-   * over, lease not ended), it answers the same messages with the same delivery counts and
-   * leases nothing; otherwise it consumes as usual. On a partitioned queue each partition keeps
+   * over, lease not ended), it answers the same messages with the same delivery counts, their
+   * leases renewed from the retry, and leases nothing new; otherwise it consumes as usual. On a partitioned queue each partition keeps
    * its own record, and the partitions are tried in an order the attemptId gives.
    */
   attemptId?: string;

@@ -7,7 +7,7 @@
 -- the first message always goes): a message that would pass it is not leased (a new one stays
 -- unread, a retry keeps its holder and count) and the consume stops there.
 -- With an attempt key, a retry of the same attempt answers what the attempt leased, unchanged
--- (include/attempt.lua), and a first try records what it leased.
+-- (include/attempt.lua), its leases renewed, and a first try records what it leased.
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
 --   wake, ...attempt
 --   (attempt: the record of the consume's attemptId, when it names one)
@@ -61,6 +61,7 @@ if attempt then
   if saved then
     local again = attempt_replay(g, consumer, saved, now)
     if again then
+      attempt_renew(g, attempt, now + lease_ms, now, again)
       local answer = { 'ok', 0, partitions, -1, '', '', 0 }
       local size = math.max(args.answered, 16)
       for _, message in ipairs(again) do

@@ -52,6 +52,22 @@ onEveryBackend('consume options', (make) => {
     expect((await queue.pendingSummary('q', 'g')).pending).toBe(3);
   });
 
+  it('renews the leases of a replayed attempt from the retry', async () => {
+    const { queue, clock } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const [id] = await queue.produce('q', [{ body: 'job' }]);
+    const first = await queue.consume('q', 'g', 'c', 1, { attemptId: 'r' });
+    clock.advance(VT - 1);
+    expect(await queue.consume('q', 'g', 'c', 1, { attemptId: 'r' })).toEqual(first);
+    clock.advance(VT - 1);
+    expect(await queue.consume('q', 'g', 'd', 1)).toEqual([]);
+    // And a second replay still meets the record the first one renewed.
+    expect(await queue.consume('q', 'g', 'c', 1, { attemptId: 'r' })).toEqual(first);
+    clock.advance(VT);
+    expect((await queue.consume('q', 'g', 'd', 1)).map((m) => [m.id, m.deliveries])).toEqual([[id, 2]]);
+  });
+
   it('forgets an attempt once its lease ended: the retry redelivers with the next count', async () => {
     const { queue, clock } = make();
     await queue.configure('q', { visibilityTimeoutMs: VT });

@@ -2,8 +2,11 @@
 -- what it leased: `<lease end> <id> <deliveries> …`, PX until the lease end. A retry of the
 -- attempt while every one of those messages is still held by the same consumer with the same
 -- delivery count and the same lease end answers them again and changes nothing; otherwise the
--- record goes and the consume goes on as usual (see docs/api.md, "Receive attempts").
+-- record goes and the consume goes on as usual (see docs/api.md, "Receive attempts"). A replay
+-- renews the leases from now, as a first answer would have given them (SQS resets the visibility
+-- timeout on a retried attempt), and the record with them.
 -- @include int
+-- @include unpack
 
 -- The messages of attempt record `record` as consume answers them ({id, deliveries, fields}), or
 -- nil when one of them was acked, given back, nacked, taken over or had its lease changed, or the
@@ -47,4 +50,16 @@ local function attempt_record(key, expires, now, messages)
     words[#words + 1] = int(message[2])
   end
   redis.call('SET', key, table.concat(words, ' '), 'PX', int(expires - now))
+end
+
+-- The leases of a replayed attempt's `messages` end `expires` now (a lease of its own length from
+-- the replay), and the record says so.
+local function attempt_renew(g, key, expires, now, messages)
+  local zadd = { 'ZADD', g.lease }
+  for _, message in ipairs(messages) do
+    zadd[#zadd + 1] = int(expires)
+    zadd[#zadd + 1] = message[1]
+  end
+  redis.call(unpack(zadd))
+  attempt_record(key, expires, now, messages)
 end
