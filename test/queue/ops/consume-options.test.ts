@@ -144,6 +144,41 @@ onEveryBackend('consume options', (make) => {
     expect(left.map((m) => m.deliveries)).toEqual([2]);
   });
 
+  it('gives back a grouped message from its key turn that does not fit, as a first delivery', async () => {
+    const { queue } = make();
+    await queue.configure('q', { visibilityTimeoutMs: VT });
+    await queue.createGroup('q', 'g', '0');
+    const big = 'z'.repeat(100 * 1024);
+    const keys = ['k1', 'k2', 'k3'];
+    await queue.produce(
+      'q',
+      keys.map((groupKey) => ({ body: 'small', groupKey })),
+    );
+    const bigIds = await queue.produce(
+      'q',
+      keys.map((groupKey) => ({ body: big, groupKey })),
+    );
+    // The small ones are in flight, the big ones wait in their keys' lines.
+    const small = await queue.consume('q', 'g', 'a', 10);
+    expect(small.map((m) => m.body)).toEqual(['small', 'small', 'small']);
+    expect(
+      await queue.ack(
+        'q',
+        'g',
+        small.map((m) => m.id),
+      ),
+    ).toBe(3);
+    // Their turns come: two fit 250 KiB, the third goes back due at once, its count unspent.
+    const got = await queue.consume('q', 'g', 'b', 10, { maxBytes: 250 * 1024 });
+    expect(got.map((m) => [m.body === big, m.deliveries])).toEqual([
+      [true, 1],
+      [true, 1],
+    ]);
+    const rest = await queue.consume('q', 'g', 'c', 10);
+    expect(rest.map((m) => [m.body === big, m.deliveries])).toEqual([[true, 1]]);
+    expect([...got, ...rest].map((m) => m.id).sort()).toEqual([...bigIds].sort());
+  });
+
   it('refuses an attemptId, leaseMs or maxBytes out of bounds, changing nothing', async () => {
     const { queue } = make();
     await queue.createGroup('q', 'g', '0');
