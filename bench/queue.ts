@@ -75,6 +75,7 @@ type CreateClient = typeof createIoredisClient;
 async function runFlow(
   queue: ReturnType<CreateQueueService>,
   counter: ReturnType<typeof createWriteCounter> | undefined,
+  attempts = false,
 ) {
   await queue.createGroup('bench', 'g', '0');
   const body = { order: 42, items: ['a', 'b'] };
@@ -88,7 +89,13 @@ async function runFlow(
       Array.from({ length: BATCH }, () => ({ body })),
     );
     writes.produce += counter?.take() ?? 0;
-    const got = await queue.consume('bench', 'g', 'worker', BATCH);
+    const got = await queue.consume(
+      'bench',
+      'g',
+      'worker',
+      BATCH,
+      attempts ? { attemptId: crypto.randomUUID() } : undefined,
+    );
     writes.consume += counter?.take() ?? 0;
     await queue.ack(
       'bench',
@@ -416,6 +423,44 @@ async function benchHolder(connection: Redis): Promise<string[]> {
   ];
 }
 
+/**
+ * The library's flow with a fresh consume attemptId per consume (what the client sends) and
+ * without, alternating AB_ROUNDS times in this process: medians of messages/s and round trips
+ * per consume.
+ */
+async function benchAttempts(
+  connection: Redis,
+  counter: ReturnType<typeof createWriteCounter>,
+): Promise<string[]> {
+  const results: Record<'without' | 'with', { rate: number; writes: number }[]> = { without: [], with: [] };
+  for (let round = 0; round < AB_ROUNDS; round++) {
+    for (const which of ['without', 'with'] as const) {
+      const prefix = unique(`attempt-${which}`);
+      const queue = createQueueService({
+        redis: createIoredisClient(connection),
+        clock: systemClock,
+        keyPrefix: prefix,
+      });
+      const { seconds, writes, ops } = await runFlow(queue, counter, which === 'with');
+      await connection.unlink(createKeySpace(prefix).registry, createKeySpace(prefix).sweepCursor);
+      results[which].push({ rate: MESSAGES / seconds, writes: writes.consume / ops });
+    }
+  }
+  const row = (which: 'without' | 'with', label: string) => {
+    const rate = median(results[which].map((r) => r.rate));
+    const writes = median(results[which].map((r) => r.writes));
+    return `| ${label} | ${Math.round(rate).toLocaleString('en')} | ${writes.toFixed(2)} | ${results[which].map((r) => Math.round(r.rate).toLocaleString('en')).join(', ')} |`;
+  };
+  return [
+    `The flow above (produce 100 → consume 100 → ack), ${AB_ROUNDS} alternating rounds in one process; medians.`,
+    '',
+    '| consume | flow messages/s | round trips per consume | each round |',
+    '|---|---|---|---|',
+    row('without', 'without attemptId'),
+    row('with', 'with a fresh attemptId per consume'),
+  ];
+}
+
 export async function run(): Promise<string> {
   const port = Number(new URL(REDIS_URL).port || 6379);
   const connection = new Redis(REDIS_URL);
@@ -424,6 +469,7 @@ export async function run(): Promise<string> {
     const library = await benchLibrary(connection, counter);
     const bull = await benchBullmq(counter);
     const naive = await benchNaive(connection, counter);
+    const attempts = await benchAttempts(connection, counter);
     counter.restore();
     const sweep = await benchSweep(connection);
     const holder = await benchHolder(connection);
@@ -448,6 +494,10 @@ export async function run(): Promise<string> {
       ...rows,
       '',
       `This library vs BullMQ: **${ratio.toFixed(1)}x** (target ≥ ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}).`,
+      '',
+      '### consume with and without attemptId',
+      '',
+      ...attempts,
       '',
       '### sweep with a large pending list',
       '',

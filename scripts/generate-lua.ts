@@ -206,7 +206,9 @@ function checkKeys(keys: ParamShape, where: string): void {
     if (!(KEY_LIST_NAMES as readonly string[]).includes(name)) {
       throw new Error(`${where}: ...${name} is not a list of keys lib/queue/keys.ts knows`);
     }
-    if (name === 'dedup' && kind !== 'string') throw new Error(`${where}: ...dedup holds single keys`);
+    if ((name === 'dedup' || name === 'attempt') && kind !== 'string') {
+      throw new Error(`${where}: ...${name} holds single keys`);
+    }
     if (name === 'groups') {
       if (typeof kind === 'string') throw new Error(`${where}: ...groups lists each group's keys by name`);
       for (const [field] of kind) {
@@ -617,6 +619,7 @@ function tsScope(header: Header): string {
     members.push('groups: readonly string[]');
   }
   if (lists.some(([name]) => name === 'dedup')) members.push('dedup: readonly string[]');
+  if (lists.some(([name]) => name === 'attempt')) members.push('attempt?: { consumer: string; id: string }');
   return tsObject(members);
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import {
+  ATTEMPT_ID_RULE,
   CALL_RULES,
   CONFIG_FIELD_NAMES,
   CONFIG_FIELDS,
@@ -245,6 +246,22 @@ export const ConsumeBody = z
     waitMs: int(CALL_RULES.waitMs)
       .default(0)
       .openapi({ description: 'Long poll: wait up to this long for a message before answering' }),
+    attemptId: z
+      .string()
+      .regex(ATTEMPT_ID_RULE.pattern, `must be ${ATTEMPT_ID_RULE.text}`)
+      .optional()
+      .openapi({
+        description:
+          'A receive attempt: retried by the same consumer while every message it delivered is still held as delivered, it answers them again (same delivery counts) and leases nothing new',
+        example: '6f1c0e52-3d7e-4b8e-9a41-0c2f6a3b1d10',
+      }),
+    leaseMs: int(CALL_RULES.leaseMs).optional().openapi({
+      description: "The delivered messages' lease, instead of the queue's visibilityTimeoutMs",
+    }),
+    maxBytes: int(CALL_RULES.maxBytes).optional().openapi({
+      description:
+        'Bound of the answer in bytes (default 8 MiB): no message is leased past it, except that the first always goes',
+    }),
   })
   .strict()
   .openapi('ConsumeRequest');

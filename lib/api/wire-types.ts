@@ -111,11 +111,18 @@ export interface GroupCreated {
   created: boolean;
 }
 
-/** consume's body: the consumer, up to `count` messages (default 10), a long poll of `waitMs` (default 0). */
+/**
+ * consume's body: the consumer, up to `count` messages (default 10), a long poll of `waitMs`
+ * (default 0), a receive `attemptId` (a retry of it answers the same messages), the messages' own
+ * `leaseMs`, and `maxBytes`, the answer's bound (default 8 MiB).
+ */
 export interface ConsumeOptions {
   consumer: string;
   count?: number | undefined;
   waitMs?: number | undefined;
+  attemptId?: string | undefined;
+  leaseMs?: number | undefined;
+  maxBytes?: number | undefined;
 }
 
 export interface AckRequest {

@@ -247,7 +247,12 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       pause: (callOptions) => call('pauseGroup', { params, safe: true, ...signalOf(callOptions) }),
       resume: (callOptions) => call('resumeGroup', { params, safe: true, ...signalOf(callOptions) }),
       async consume(consumeOptions) {
-        const body = withoutSignal(consumeOptions) as ConsumeOptions;
+        // A fresh receive attempt per call, the same on the transport's retries: a retry whose
+        // first try ran but lost its answer gets those messages again instead of leasing more.
+        const body = {
+          ...(withoutSignal(consumeOptions) as ConsumeOptions),
+          attemptId: consumeOptions.attemptId ?? crypto.randomUUID(),
+        };
         const answer = await call('consumeMessages', {
           params,
           body,

@@ -72,6 +72,12 @@ export interface QueueKeys extends PartitionKeys {
   group(name: string): GroupKeys;
   /** The record of a dedupId: `epoch|first id|expiresAt`, PX the dedup window. */
   dedup(dedupId: string): string;
+  /**
+   * The record of a consume's attemptId (`<lease end> <id> <deliveries> …`, PX until the lease
+   * end): what that receive attempt of `consumer` in `group` leased, so a retry answers it again.
+   * Names cannot hold `:`, so consumer and attempt id cannot run into each other.
+   */
+  attempt(group: string, consumer: string, attemptId: string): string;
 }
 
 export interface KeySpace extends RegistryKeys {
@@ -91,8 +97,11 @@ export const PARTITION_KEY_NAMES = [
   'wake',
 ] as const;
 export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState'] as const;
-/** The variadic parts a script's KEYS may end with: every group's keys, and dedup records. */
-export const KEY_LIST_NAMES = ['groups', 'dedup'] as const;
+/**
+ * The variadic parts a script's KEYS may end with: every group's keys, dedup records, and the
+ * record of a receive attempt (none or one).
+ */
+export const KEY_LIST_NAMES = ['groups', 'dedup', 'attempt'] as const;
 
 /**
  * @example
@@ -123,6 +132,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
           keyState: `${base}:g:${group}:keys`,
         }),
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,
+        attempt: (group, consumer, attemptId) => `${base}:g:${group}:attempt:${consumer}:${attemptId}`,
       };
     },
   };
@@ -131,7 +141,8 @@ export function createKeySpace(prefix = 'q'): KeySpace {
 /**
  * What a script call is about. A script's KEYS come from it by the names in its header: the
  * registry's keys need nothing; a partition's keys the queue (partition 0 unless named); a group's
- * keys the group; `...groups` the groups, in order; `...dedup` the dedupIds. The runner also sends
+ * keys the group; `...groups` the groups, in order; `...dedup` the dedupIds; `...attempt` the
+ * receive attempt, when there is one. The runner also sends
  * the ARGV parameters named `queue`, `group` and `groups` from here, so a script's keys and the
  * names it is told always agree.
  */
@@ -141,6 +152,8 @@ export interface KeyScope {
   group?: string;
   groups?: readonly string[];
   dedup?: readonly string[];
+  /** `...attempt`: the receive attempt of a consume (of `group`), when it names one. */
+  attempt?: { consumer: string; id: string };
 }
 
 const registryNames = new Set<string>(REGISTRY_KEY_NAMES);
@@ -169,6 +182,12 @@ function listKeys(space: KeySpace, scope: KeyScope, [name, kind]: VariadicShape,
   if (name === 'dedup' && kind === 'string') {
     const k = partitionOf(space, scope, name);
     for (const id of need(scope.dedup, 'dedup', name)) out.push(k.dedup(id));
+    return;
+  }
+  if (name === 'attempt' && kind === 'string') {
+    if (scope.attempt === undefined) return;
+    const { consumer, id } = scope.attempt;
+    out.push(partitionOf(space, scope, name).attempt(need(scope.group, 'group', name), consumer, id));
     return;
   }
   if (name === 'groups' && typeof kind !== 'string') {

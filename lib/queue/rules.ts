@@ -150,8 +150,16 @@ export const CALL_RULES = {
   ttlMs: { min: 1, max: 365 * DAY, unit: 'ms' },
   /** The long poll of consume. */
   waitMs: { min: 0, max: 20 * SECOND, unit: 'ms' },
-  /** `leaseMs` of extend: a lease set to end this long from now (SQS's longest visibility timeout). */
+  /**
+   * `leaseMs` of consume (the delivered messages' own lease instead of the visibility timeout) and
+   * of extend (a lease set to end this long from now): at most SQS's longest visibility timeout.
+   */
   leaseMs: { min: 0, max: 12 * HOUR, unit: 'ms' },
+  /**
+   * `maxBytes` of consume: the answer's size bound (the first message always goes, whatever its
+   * size). Counted as each message's stored fields plus 160 bytes, plus 16 for the envelope.
+   */
+  maxBytes: { min: 1, max: 32 * 1024 * 1024, unit: 'bytes' },
   /** `minIdleMs` of reclaim and pending. */
   minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
   /** Work units (entries examined) of one sweep call. */
@@ -161,6 +169,19 @@ export const CALL_RULES = {
   /** How long a scheduled sweep skips a queue it found idle (issue 18). */
   sweepRevisitMs: { min: 0, max: DAY, unit: 'ms' },
 } as const satisfies Record<string, IntRule>;
+
+/** What consume's answer is bounded to without a `maxBytes`. */
+export const DEFAULT_CONSUME_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A receive attempt's id (consume's `attemptId`, SQS's ReceiveRequestAttemptId): printable ASCII
+ * without spaces, as SQS allows, so it is stored exactly in a key.
+ */
+export const ATTEMPT_ID_RULE = {
+  pattern: /^[!-~]{1,128}$/,
+  maxLength: 128,
+  text: '1-128 printable ASCII characters without spaces (letters, digits and punctuation)',
+} as const;
 
 /** A scheduled sweep's `revisitMs` (Node's interval, the Workers cron). */
 export const DEFAULT_SWEEP_REVISIT_MS = 5 * MINUTE;

@@ -78,6 +78,26 @@ export interface AckOutcomes {
   outcomes: AckOutcome[];
 }
 
+/** What a consume may ask beyond its count (docs/api.md, "Consume"). */
+export interface ConsumeOptions {
+  /**
+   * A receive attempt (1-128 printable ASCII characters): retried by the same consumer while
+   * every message it delivered is still held as delivered (not acked, nacked, extended or taken
+   * over, lease not ended), it answers the same messages with the same delivery counts, their
+   * leases renewed from the retry, and leases nothing new; otherwise it consumes as usual. On a partitioned queue each partition keeps
+   * its own record, and the partitions are tried in an order the attemptId gives.
+   */
+  attemptId?: string;
+  /** The delivered messages' lease (0 to 12 h) instead of the queue's visibilityTimeoutMs. */
+  leaseMs?: number;
+  /**
+   * The answer's bound in bytes (default 8 MiB, at most 32 MiB): stops leasing before a message
+   * that would pass it; the first message always goes. Counted as each message's stored fields
+   * plus 160 bytes.
+   */
+  maxBytes?: number;
+}
+
 export interface DeadLetter extends Omit<Message, 'deliveries'> {
   /** The id the message had in the queue's stream. */
   deadLetteredFrom: string;
@@ -270,7 +290,13 @@ export interface QueueService {
   createGroup(queue: string, group: string, start: string): Promise<{ created: boolean }>;
   deleteGroup(queue: string, group: string): Promise<boolean>;
 
-  consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
+  consume(
+    queue: string,
+    group: string,
+    consumer: string,
+    count: number,
+    options?: ConsumeOptions,
+  ): Promise<Message[]>;
   /**
    * consume for a long poll: when nothing came, also where to wait for more (null: poll instead).
    * May answer without a round trip while another waiter of the group in this process holds an
@@ -281,6 +307,7 @@ export interface QueueService {
     group: string,
     consumer: string,
     count: number,
+    options?: ConsumeOptions,
   ): Promise<{ messages: Message[]; watch: WatchPoint | null }>;
   /**
    * Waits at a watch point until work may have arrived, it is due, or `until` (service clock);

@@ -4,6 +4,7 @@
  */
 import { QueueError, QueueErrorCode } from './errors.ts';
 import {
+  ATTEMPT_ID_RULE,
   CALL_RULES,
   CONFIG_FIELDS,
   type ConfigField,
@@ -31,6 +32,13 @@ function invalid(message: string, details?: unknown): never {
 export function checkName(kind: 'queue' | 'group' | 'consumer' | 'schedule', value: unknown): string {
   if (typeof value !== 'string' || !NAME_RULE.pattern.test(value)) {
     invalid(`${kind} name must be ${NAME_RULE.text}`, { [kind]: value });
+  }
+  return value;
+}
+
+export function checkAttemptId(value: unknown): string {
+  if (typeof value !== 'string' || !ATTEMPT_ID_RULE.pattern.test(value)) {
+    invalid(`attemptId must be ${ATTEMPT_ID_RULE.text}`, { attemptId: value });
   }
   return value;
 }

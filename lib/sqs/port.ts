@@ -49,8 +49,11 @@ export interface ReceiveOptions {
   waitMs: number;
   /** Visibility timeout of these deliveries (ms); the queue's own without it. */
   visibilityMs?: number;
-  /** ReceiveRequestAttemptId: a retry with it answers the same deliveries. */
-  attemptId?: string;
+  /**
+   * ReceiveRequestAttemptId, with the caller's access key: a retry by the same caller while the
+   * deliveries are still held as received answers the same deliveries (same receipt handles).
+   */
+  attempt?: { id: string; accessKeyId: string };
   /** Aborts a long poll (client gone, request budget spent). */
   signal?: AbortSignal;
 }

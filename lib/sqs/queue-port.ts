@@ -3,10 +3,6 @@
  * it comes closest, is in docs/sqs-queue-needs.md:
  * - metadata (attributes without a native config field, tags, timestamps) is not stored: setting
  *   one to anything but its default is UnsupportedOperation, and reading answers the defaults;
- * - a delete or visibility change is one holder-checked ack or extend (leaseMs) per receive's
- *   holder, atomic per partition;
- * - a receive's own VisibilityTimeout is a nack right after the consume;
- * - ReceiveRequestAttemptId is not remembered;
  * - purging leaves delayed messages;
  * - no queue is any other's dead-letter queue, so there are no message move tasks.
  */
@@ -19,7 +15,7 @@ import type { QueueService } from '../queue/types.ts';
 import { queueDoesNotExist, SqsError, SqsErrorCode } from './errors.ts';
 import type { DeliveryRef, MetaPatch, Settled, SqsQueuePort } from './port.ts';
 import { SQS_GROUP } from './port.ts';
-import { newHolder } from './receipt-handle.ts';
+import { attemptHolder, newHolder } from './receipt-handle.ts';
 
 export interface QueuePortDeps {
   queue: QueueService;
@@ -142,19 +138,38 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async receive(name, options) {
-      const holder = newHolder();
       const { count, waitMs, signal } = options;
+      // A receive attempt's holder is the same on every retry, so the consume's attempt record
+      // (ConsumeOptions.attemptId) answers the retry with the same deliveries and handles.
+      const holder =
+        options.attempt === undefined
+          ? newHolder()
+          : await attemptHolder(options.attempt.accessKeyId, name, options.attempt.id);
+      // The receive's own visibility timeout is the deliveries' lease, set in the same script.
+      const consumeOptions = {
+        ...(options.attempt === undefined ? {} : { attemptId: options.attempt.id }),
+        ...(options.visibilityMs === undefined ? {} : { leaseMs: options.visibilityMs }),
+      };
       const attempt = async () => {
         try {
           if (waitMs === 0)
-            return { items: await queue.consume(name, SQS_GROUP, holder, count), watch: null };
-          const { messages, watch } = await queue.consumeOrWatch(name, SQS_GROUP, holder, count);
+            return {
+              items: await queue.consume(name, SQS_GROUP, holder, count, consumeOptions),
+              watch: null,
+            };
+          const { messages, watch } = await queue.consumeOrWatch(
+            name,
+            SQS_GROUP,
+            holder,
+            count,
+            consumeOptions,
+          );
           return { items: messages, watch };
         } catch (error) {
           if (!missingGroup(error)) throw error;
           // A queue made natively: its SQS group starts with its whole backlog.
           await ensureGroup(name);
-          return { items: await queue.consume(name, SQS_GROUP, holder, count), watch: null };
+          return { items: await queue.consume(name, SQS_GROUP, holder, count, consumeOptions), watch: null };
         }
       };
       let messages = await waitUntilNonEmpty(
@@ -164,15 +179,6 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
           ? { waitMs, clock: deps.clock, sleep: deps.sleep }
           : { waitMs, clock: deps.clock, sleep: deps.sleep, signal },
       );
-      if (messages.length > 0 && options.visibilityMs !== undefined) {
-        // The receive's own visibility timeout: the deliveries come back that long from now.
-        await queue.nack(
-          name,
-          SQS_GROUP,
-          messages.map((m) => m.id),
-          options.visibilityMs,
-        );
-      }
       if (signal?.aborted === true && messages.length > 0) {
         // Nobody will read the answer: give the messages back at once (delivery counts kept).
         await queue

@@ -29,6 +29,20 @@ export function newHolder(): string {
   return `${HOLDER_PREFIX}${toBase64Url(crypto.getRandomValues(new Uint8Array(16)))}`;
 }
 
+/**
+ * The consumer name of a receive with a ReceiveRequestAttemptId: the same for every retry of the
+ * attempt by the same caller on the same queue (128 bits of SHA-256 over the three), so the
+ * retry answers the same deliveries with the same receipt handles. Another caller cannot reach
+ * it without knowing the attempt id.
+ */
+export async function attemptHolder(accessKeyId: string, queue: string, attemptId: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    'SHA-256',
+    utf8(`${accessKeyId}\n${queue}\n${attemptId}`) as Uint8Array<ArrayBuffer>,
+  );
+  return `${HOLDER_PREFIX}${toBase64Url(new Uint8Array(digest).subarray(0, 16))}`;
+}
+
 export function encodeReceiptHandle(handle: ReceiptHandle): string {
   return toBase64Url(utf8(`1:${handle.queue}:${handle.id}:${handle.deliveries}:${handle.holder}`));
 }

@@ -5,7 +5,10 @@
  * midway, B is stopped with `stop()` midway, A works to the end. End state: every good message
  * handled and acked, the poison in the DLQ, no message in two handlers of one process at once,
  * B's consumer holding nothing, and every long message whose first delivery no kill or stop
- * disturbed handled once with its delivery count still 1: the heartbeat kept its lease.
+ * disturbed handled once with its delivery count still 1: the heartbeat kept its lease. A's
+ * consume answers are lost now and then after the service ran them (read whole, then the fetch
+ * fails): the client's retry with the same attemptId gets those messages as first deliveries, so
+ * nothing is lost and nothing reaches the DLQ that a handler did not fail.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +44,30 @@ afterAll(async () => {
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A fetch that loses every fourth consume answer that carried messages: the service ran the
+ * consume and wrote its answer whole (no give-back), then the connection "fails" before the client
+ * sees it. A retry (the same attemptId) is never lost. `lostIds` collects what the lost answers held
+ * (id → delivery count).
+ */
+function losingAnswers(lostIds: Map<string, number>) {
+  let answered = 0;
+  const dropped = new Set<string>();
+  return async (input: string, init: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (!input.endsWith('/consume') || response.status !== 200) return response;
+    const text = await response.text();
+    const attemptId = (JSON.parse(String(init.body)) as { attemptId?: string }).attemptId ?? '';
+    const messages = (JSON.parse(text) as { messages: { id: string; deliveries: number }[] }).messages;
+    if (messages.length > 0 && !dropped.has(attemptId) && ++answered % 4 === 0) {
+      dropped.add(attemptId);
+      for (const m of messages) lostIds.set(m.id, m.deliveries);
+      throw new TypeError('fetch failed (the test lost this answer)');
+    }
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+}
 
 it('ends with every good message acked, the poison dead-lettered, and long handlers kept by the heartbeat', async () => {
   const client = service.client();
@@ -114,9 +141,14 @@ it('ends with every good message acked, the poison dead-lettered, and long handl
   // A and B: in this process; one set of running ids for both, so a message in two handlers of
   // this process at once shows.
   const runningHere = new Set<string>();
+  const lostAnswers = new Map<string, number>();
+  const lossyGroup = service
+    .client({ fetch: losingAnswers(lostAnswers), retry: { baseMs: 1, maxMs: 20 } })
+    .queue(q.name)
+    .group('workers');
   const inProcess = (name: 'A' | 'B') => {
     const events: WorkerEvent[] = [];
-    const worker: Worker = group.work(
+    const worker: Worker = (name === 'A' ? lossyGroup : group).work(
       chaosHandler(VISIBILITY_TIMEOUT_MS, {
         start(run) {
           if (runningHere.has(run.id)) twice.push(`${name}:${run.id}`);
@@ -218,6 +250,14 @@ it('ends with every good message acked, the poison dead-lettered, and long handl
     expect(list, id).toEqual([{ worker: list[0]!.worker, deliveries: 1, outcome: 'ok' }]);
   }
   expect(undisturbed).toBeGreaterThanOrEqual(50);
+
+  // Lost answers: some were lost, and each message they held reached A's handler with the
+  // delivery count of the lost answer, through the retry with the same attemptId: no delivery was
+  // spent on the loss, none waited out a lease.
+  expect(lostAnswers.size).toBeGreaterThan(0);
+  for (const [id, deliveries] of lostAnswers) {
+    expect(runs.get(id), id).toContainEqual(expect.objectContaining({ worker: 'A', deliveries }));
+  }
 
   expect(unhandled).toEqual([]);
 }, 90_000);

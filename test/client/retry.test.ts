@@ -130,6 +130,18 @@ describe('network errors', () => {
     expect(proxy.seen.filter((line) => line.endsWith('/ack'))).toHaveLength(3);
   });
 
+  it('retries a consume whose answer was lost after it ran: the same messages, no delivery spent', async () => {
+    const { name, ids } = await queueWithGroup('lost-answer');
+    proxy.fail({ kind: 'drop-after' });
+    const got = await through().queue(name).group('g').consume({ consumer: 'w', count: 5 });
+    expect(got.map((m) => [m.id, m.deliveries])).toEqual([[ids[0], 1]]);
+    const consumes = proxy.seen.filter((line) => line.endsWith('/consume'));
+    expect(consumes).toHaveLength(2);
+    const direct = createQueueClient({ url: server.url, token: tokens.admin }).queue(name).group('g');
+    expect((await direct.pending()).pending).toBe(1);
+    expect(await direct.ack(ids)).toBe(1);
+  });
+
   it('retries a call to a port nothing listens on, then fails with NETWORK_ERROR', async () => {
     const port = await freePort();
     let retries = 0;

@@ -32,14 +32,22 @@ it('sends a script only the config fields it reads, and the script looks up only
   const run = createScriptRunner({
     evalsha: async (_sha, _keys, args) => {
       sent.push([...args]);
-      return ['ok', 0, 1, -1, '', ''];
+      return ['ok', 0, 1, -1, '', '', 16];
     },
-    eval: async () => ['ok', 0, 1, -1, '', ''],
+    eval: async () => ['ok', 0, 1, -1, '', '', 16],
   });
-  const args = { consumer: 'c', count: 1, now: 5, config: DEFAULT_CONFIG };
+  const args = {
+    consumer: 'c',
+    count: 1,
+    now: 5,
+    leaseMs: -1,
+    maxBytes: 1024,
+    answered: 0,
+    config: DEFAULT_CONFIG,
+  };
   await run(consume, { queue: 'q', group: 'g' }, args);
   await run(consume, { queue: 'q', group: 'g' }, args);
-  const config = JSON.parse(sent[0]?.[4] ?? 'null') as Record<string, unknown>;
+  const config = JSON.parse(sent[0]?.[7] ?? 'null') as Record<string, unknown>;
   expect(Object.keys(config).sort()).toEqual(consume.configFields);
   expect(config.visibilityTimeoutMs).toBe(DEFAULT_CONFIG.visibilityTimeoutMs);
   expect(sent[1]).toEqual(sent[0]);

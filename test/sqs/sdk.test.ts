@@ -520,6 +520,62 @@ describe.each(backends)('SQS API on $name', (backend) => {
       expect(Date.now() - started).toBeLessThan(15_000);
     });
 
+    it('answers a retried ReceiveRequestAttemptId with the same messages and receipt handles', async () => {
+      const url = await create('attempt');
+      for (const body of ['a', 'b', 'c']) {
+        await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
+      }
+      const receive = (client: SQSClient, attempt: string) =>
+        client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 2,
+            ReceiveRequestAttemptId: attempt,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
+      const first = (await receive(sqs, 'attempt-1')).Messages ?? [];
+      expect(first).toHaveLength(2);
+      // The answer was lost: the retry gets the same deliveries, counted once.
+      const retried = (await receive(sqs, 'attempt-1')).Messages ?? [];
+      expect(retried.map((m) => [m.MessageId, m.ReceiptHandle])).toEqual(
+        first.map((m) => [m.MessageId, m.ReceiptHandle]),
+      );
+      expect(retried.map((m) => m.Attributes)).toEqual([
+        { ApproximateReceiveCount: '1' },
+        { ApproximateReceiveCount: '1' },
+      ]);
+      // Another caller's attempt of the same id is its own: it gets the third message.
+      const other = (await receive(stack().client('consume'), 'attempt-1')).Messages ?? [];
+      expect(other.map((m) => m.Body)).toEqual(['c']);
+      // Once one of the attempt's messages is deleted, a retry receives as usual: nothing is left.
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first[0]?.ReceiptHandle as string }),
+      );
+      expect((await receive(sqs, 'attempt-1')).Messages ?? []).toEqual([]);
+      // The handles of the first answer still act on their deliveries.
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first[1]?.ReceiptHandle as string }),
+      );
+      const counts = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ['ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      expect(counts.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1');
+    });
+
+    it("keeps a message received with its own VisibilityTimeout invisible past the queue's", async () => {
+      const url = await create('own-visibility', { VisibilityTimeout: '1' });
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'v' }));
+      const [got] =
+        (await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, VisibilityTimeout: 60 }))).Messages ?? [];
+      expect(got?.Body).toBe('v');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages ?? []).toEqual([]);
+    });
+
     it('makes a message visible again at once or later, and counts its receives', async () => {
       const url = await create('vis');
       await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'v' }));

@@ -112,13 +112,20 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
 
   app.openapi(consume, async (c) => {
     const { queue: name, group } = c.req.valid('param');
-    const { consumer, count, waitMs } = c.req.valid('json');
+    const { consumer, count, waitMs, attemptId, leaseMs, maxBytes } = c.req.valid('json');
+    const options = {
+      ...(attemptId === undefined ? {} : { attemptId }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+      ...(maxBytes === undefined ? {} : { maxBytes }),
+    };
     const budget = c.get('budget');
     budget.extend(waitMs);
     const messages = await waitUntilNonEmpty(
       async () => {
-        if (waitMs === 0) return { items: await queue.consume(name, group, consumer, count), watch: null };
-        const { messages, watch } = await queue.consumeOrWatch(name, group, consumer, count);
+        if (waitMs === 0) {
+          return { items: await queue.consume(name, group, consumer, count, options), watch: null };
+        }
+        const { messages, watch } = await queue.consumeOrWatch(name, group, consumer, count, options);
         return { items: messages, watch };
       },
       (watch, until, signal) => queue.waitForWork(watch, until, signal, deps.sleep),

@@ -7,19 +7,28 @@ import { decodeMessage } from '../codec.ts';
 import type { QueueContext } from '../context.ts';
 import { isQueueError, QueueErrorCode } from '../errors.ts';
 import { ABSENT, byIdPartition, everyPartition, onPartition } from '../partitions/fan-out.ts';
-import { compareIds, decodeId, encodeId, merged, rangeIn } from '../partitions/ids.ts';
+import { compareIds, decodeId, encodeId, merged, partitionOf, rangeIn } from '../partitions/ids.ts';
 import { range } from '../partitions/lifecycle.ts';
-import { CALL_RULES } from '../rules.ts';
+import { CALL_RULES, DEFAULT_CONSUME_MAX_BYTES } from '../rules.ts';
 import { scripts } from '../scripts.generated.ts';
 import type {
   AckOptions,
   AckOutcome,
+  ConsumeOptions,
   Message,
   PendingEntry,
   PendingSummary,
   QueueService,
 } from '../types.ts';
-import { checkBound, checkCount, checkId, checkIds, checkInt, checkName } from '../validate.ts';
+import {
+  checkAttemptId,
+  checkBound,
+  checkCount,
+  checkId,
+  checkIds,
+  checkInt,
+  checkName,
+} from '../validate.ts';
 import { type WatchedPartition, type WatchPoint, watchPointOf } from '../watch.ts';
 
 export type DeliveryOps = Pick<
@@ -41,6 +50,38 @@ interface ConsumeRequest {
   group: string;
   consumer: string;
   count: number;
+  /** '' for none. */
+  attemptId: string;
+  /** -1: the queue's visibility timeout. */
+  leaseMs: number;
+  maxBytes: number;
+}
+
+/** A consume's options, checked, in the form its script takes them. */
+function consumeRequest(
+  queue: string,
+  group: string,
+  consumer: string,
+  count: number,
+  options: ConsumeOptions = {},
+): ConsumeRequest {
+  checkName('queue', queue);
+  checkName('group', group);
+  checkName('consumer', consumer);
+  checkInt(count, 'count', CALL_RULES.count);
+  const { attemptId, leaseMs, maxBytes } = options;
+  return {
+    queue,
+    group,
+    consumer,
+    count,
+    attemptId: attemptId === undefined ? '' : checkAttemptId(attemptId),
+    leaseMs: leaseMs === undefined ? -1 : checkInt(leaseMs, 'leaseMs', CALL_RULES.leaseMs),
+    maxBytes:
+      maxBytes === undefined
+        ? DEFAULT_CONSUME_MAX_BYTES
+        : checkInt(maxBytes, 'maxBytes', CALL_RULES.maxBytes),
+  };
 }
 
 /** Messages a partition's script delivered, with their ids in the queue's form. */
@@ -61,28 +102,34 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
    * One consume: partitions in a rotating order, so each in turn is tried first and none starves
    * while others have messages (an instance that does not know the count yet starts at partition
    * 0), until `count` messages came. When none came, also where a long poll can wait: each tried
-   * partition's stream and wake stream (issue 18).
+   * partition's stream and wake stream (issue 18). A receive attempt starts where its attemptId
+   * hashes to instead, so its retry goes the same way and meets the records it left.
    */
   async function consumeOnce(
     request: ConsumeRequest,
   ): Promise<{ messages: Message[]; watch: WatchPoint | null }> {
-    const { queue, group, consumer, count } = request;
-    checkName('queue', queue);
-    checkName('group', group);
-    checkName('consumer', consumer);
-    checkInt(count, 'count', CALL_RULES.count);
+    const { queue, group, count, attemptId } = request;
     const partitions = ctx.partitions.get(queue);
-    const first = partitions === undefined ? 0 : ctx.rotate(watchScope(queue, group)) % partitions;
+    const first =
+      partitions === undefined
+        ? 0
+        : attemptId === ''
+          ? ctx.rotate(watchScope(queue, group)) % partitions
+          : partitionOf(attemptId, partitions);
     const order = partitions === undefined ? [0] : [...range(first, partitions), ...range(0, first)];
     let seen = partitions ?? 1;
     const messages: Message[] = [];
+    // The answer's bytes as maxBytes counts them, carried from partition to partition.
+    let answered = 0;
     // Where each partition tried left off, for the watch point of a consume that found nothing.
     const tried: { p: number; streamLast: string; wakeLast: string; dueAt: number }[] = [];
-    for (let i = 0; i < order.length && messages.length < count; i++) {
+    for (let i = 0; i < order.length && messages.length < count && answered < request.maxBytes; i++) {
       const p = order[i] as number;
       let reply: Awaited<ReturnType<typeof consumeAt>> | typeof ABSENT;
       try {
-        reply = await onPartition(ctx, queue, p, () => consumeAt(request, p, count - messages.length));
+        reply = await onPartition(ctx, queue, p, () =>
+          consumeAt(request, p, count - messages.length, answered),
+        );
       } catch (error) {
         // A partition made during a growth lacks a group created meanwhile until the growth adds
         // it there: skip it. Partition 0, which every full pass reaches, decides whether the
@@ -92,6 +139,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       }
       if (reply === ABSENT) continue;
       messages.push(...delivered(reply.messages, p));
+      answered = reply.answered;
       tried.push({ p, streamLast: reply.streamLast, wakeLast: reply.wakeLast, dueAt: reply.dueAt });
       const known = ctx.partitions.learn(queue, reply.partitions, p === 0);
       if (known > seen) {
@@ -108,12 +156,12 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
     return { messages, watch: watchPointOf(watchScope(queue, group), watched) };
   }
 
-  function consumeAt(request: ConsumeRequest, p: number, count: number) {
-    const { queue, group, consumer } = request;
+  function consumeAt(request: ConsumeRequest, p: number, count: number, answered: number) {
+    const { queue, group, consumer, attemptId, leaseMs, maxBytes } = request;
     return ctx.run(
       scripts.consume,
-      { queue, partition: p, group },
-      { consumer, count, now: ctx.now(), config: ctx.scriptDefaults },
+      { queue, partition: p, group, ...(attemptId === '' ? {} : { attempt: { consumer, id: attemptId } }) },
+      { consumer, count, now: ctx.now(), leaseMs, maxBytes, answered, config: ctx.scriptDefaults },
     );
   }
 
@@ -143,17 +191,18 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
   }
 
   return {
-    async consume(queue, group, consumer, count) {
-      return (await consumeOnce({ queue, group, consumer, count })).messages;
+    async consume(queue, group, consumer, count, options) {
+      return (await consumeOnce(consumeRequest(queue, group, consumer, count, options))).messages;
     },
 
-    async consumeOrWatch(queue, group, consumer, count) {
+    async consumeOrWatch(queue, group, consumer, count, options) {
+      const request = consumeRequest(queue, group, consumer, count, options);
       const scope = watchScope(queue, group);
       // Another waiter of this group in this process holds an unfired watch: nothing was
       // deliverable when it was made and nothing arrived since (lib/queue/watch.ts).
       const joinable = ctx.watches.active(scope, consumer);
       if (joinable !== null) return { messages: [], watch: joinable };
-      const result = await consumeOnce({ queue, group, consumer, count });
+      const result = await consumeOnce(request);
       ctx.watches.consumed(scope, consumer);
       return result;
     },

@@ -3,18 +3,29 @@
 -- exceed max deliveries and those whose TTL passed (reason 'expired'), then delivers grouped
 -- messages from the keys whose turn it is and reads new ones (a grouped one goes into flight when
 -- its key has room and nothing waiting, else to the end of its key's line). While the queue or the
--- group is paused it delivers nothing.
+-- group is paused it delivers nothing. The answer stays within maxBytes (include/answer-bytes;
+-- the first message always goes): a message that would pass it is not leased (a new one stays
+-- unread, a retry keeps its holder and count) and the consume stops there.
+-- With an attempt key, a retry of the same attempt answers what the attempt leased, unchanged
+-- (include/attempt.lua), its leases renewed, and a first try records what it leased.
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
---   wake
--- ARGV: group, consumer, count: int, now: int, config: json
+--   wake, ...attempt
+--   (attempt: the record of the consume's attemptId, when it names one)
+-- ARGV: group, consumer, count: int, now: int, leaseMs: int, maxBytes: int, answered: int,
+--   config: json
+--   (leaseMs: how long the delivered messages' leases last, -1 for the queue's
+--   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
---   ...messages: {id: string, deliveries: int, fields: fields}
+--   answered: int, ...messages: {id: string, deliveries: int, fields: fields}
+--   (answered: the answer's bytes with this partition's messages)
 --   (partitions: the queue's partition count as this partition knows it; when nothing was
 --   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
 --   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
 --   long poll's blocking read; otherwise -1, '' and ''. While paused, dueAt is -1 and the ids are
 --   given, so a long poll waits for a resume, which writes the wake stream)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
+-- @include answer-bytes
+-- @include attempt
 -- @include backoff
 -- @include config
 -- @include dead-letter
@@ -40,20 +51,54 @@ if not group_exists(g.stream, g.name) then
 end
 -- The config, the partition count and the pause flags in one HMGET.
 local cfg, record = load_record(keys.config, args.config, { 'partitions', 'paused', 'paused:' .. g.name })
-local vt, max = cfg.visibilityTimeoutMs, cfg.maxDeliveries
+local max = cfg.maxDeliveries
+local lease_ms = args.leaseMs >= 0 and args.leaseMs or cfg.visibilityTimeoutMs
 local partitions = tonumber(record.partitions) or 1
 redis.call('HSET', g.meta, 's:' .. consumer, int(now))
+local attempt = keys.attempt[1]
+if attempt then
+  local saved = redis.call('GET', attempt)
+  if saved then
+    local again = attempt_replay(g, consumer, saved, now)
+    if again then
+      attempt_renew(g, attempt, now + lease_ms, now, again)
+      local answer = { 'ok', 0, partitions, -1, '', '', 0 }
+      local size = math.max(args.answered, 16)
+      for _, message in ipairs(again) do
+        answer[#answer + 1] = message
+        size = size + answer_bytes(message[3])
+      end
+      answer[7] = size
+      return answer
+    end
+    redis.call('DEL', attempt)
+  end
+end
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.
 if record.paused or record['paused:' .. g.name] then
-  return { 'ok', 0, partitions, -1, last_id(g.stream), last_id(g.wake) }
+  return { 'ok', 0, partitions, -1, last_id(g.stream), last_id(g.wake), args.answered }
 end
 
 -- The in-flight cap counts what this consumer already holds: its held count, O(1).
 held_ready(g)
 local n = math.min(args.count, cfg.maxInFlightPerConsumer - held_count(g, consumer))
-local out = { 'ok', 0, partitions, -1, '', '' }
+local out = { 'ok', 0, partitions, -1, '', '', args.answered }
 if n <= 0 then
   return out
+end
+
+-- The answer's size so far (at least 16: `{"messages":[]}`); `full`: a message did not fit. The
+-- first message of the whole answer (of no partition before) always goes.
+local bytes, full, counted = math.max(args.answered, 16), false, 0
+-- Whether a message of `size` bytes goes into the answer (the first always does); counts it if so.
+local function fits(size)
+  if (counted > 0 or args.answered > 0) and bytes + size > args.maxBytes then
+    full = true
+    return false
+  end
+  bytes = bytes + size
+  counted = counted + 1
+  return true
 end
 promote(g.stream, keys.delayed, keys.delayedData, now, n)
 
@@ -61,6 +106,9 @@ local leased = {}
 local due = redis.call('ZRANGEBYSCORE', g.lease, '-inf', int(now), 'WITHSCORES', 'LIMIT', '0', int(n))
 for i = 1, #due, 2 do
   local id, score = due[i], tonumber(due[i + 1])
+  if full then
+    break
+  end
   local row = redis.call('XPENDING', g.stream, g.name, id, id, '1')
   if #row == 0 then
     -- Acked behind our back (another client's XACK): only the index entry was left.
@@ -84,6 +132,12 @@ for i = 1, #due, 2 do
       local taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
       if taken == 'expired' then
         out[2] = out[2] + 1
+      elseif taken ~= 'gone' and not fits(answer_bytes(taken)) then
+        -- Too big for what is left of the answer: back to its holder as it was (same delivery
+        -- count and idle time), still due.
+        redis.call('XCLAIM', g.stream, g.name, holder, '0', id, 'IDLE', int(row[1][3]), 'RETRYCOUNT', int(deliveries))
+        held_add(g, consumer, -1)
+        held_add(g, holder, 1)
       elseif taken ~= 'gone' then
         out[#out + 1] = { id, deliveries + 1, taken }
         leased[#leased + 1] = id
@@ -99,13 +153,39 @@ end
 -- (A group with no key turns, as every group without grouped messages, asks once.)
 local no_turns = false
 local function serve(limit)
-  if limit <= 0 or no_turns then
+  if limit <= 0 or no_turns or full then
     return
   end
+  local from = #out
   local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased)
   n = n - delivered
   out[2] = out[2] + dead
   no_turns = idle
+  -- Those that do not fit stay in flight in their keys' lines, given back to be due at once
+  -- without spending a delivery (as a nack with no delay, delivery count restored).
+  local kept = from
+  local back = {}
+  for i = from + 1, #out do
+    local message = out[i]
+    if not full and fits(answer_bytes(message[3])) then
+      kept = kept + 1
+      out[kept] = message
+    else
+      back[#back + 1] = message[1]
+    end
+  end
+  if #back == 0 then
+    return
+  end
+  for i = #out, kept + 1, -1 do
+    out[i] = nil
+  end
+  -- They were the last leased.
+  for _ = 1, #back do
+    leased[#leased] = nil
+  end
+  n = n + #back
+  give_back_now(g, consumer, back, now)
 end
 
 -- New messages: expired ones go to the dead-letter stream instead (never delivered); a grouped one
@@ -122,19 +202,38 @@ end
 local function read_new()
   local rounds = 0
   local parked_any = false
-  while n > 0 do
+  -- The largest message read so far: how many more can fit (before any, 64 KiB is assumed), so a
+  -- read does not take far more than the answer can hold.
+  local largest = nil
+  while n > 0 and not full do
     if rounds == 10 then
       behind = true
       break
     end
     rounds = rounds + 1
-    local read = redis.call('XREADGROUP', 'GROUP', g.name, consumer, 'COUNT', int(n), 'STREAMS', g.stream, '>')
+    local asked = math.min(n, math.max(1, math.floor((args.maxBytes - bytes) / (largest or 65536)) + 1))
+    local read = redis.call('XREADGROUP', 'GROUP', g.name, consumer, 'COUNT', int(asked), 'STREAMS', g.stream, '>')
     if not read then
       break
     end
     local entries = read[1][2]
+    -- Those from the first that does not fit on stay unread: out of the PEL, and the group's read
+    -- position moved back before them (its entries-read count kept exact).
+    local cut = nil
+    for i, entry in ipairs(entries) do
+      if not expired(entry[2], entry[1], cfg, now) then
+        local size = answer_bytes(entry[2])
+        largest = math.max(size, largest or 0)
+        if not fits(size) then
+          cut = i
+          break
+        end
+      end
+    end
+    if cut then
+      unread_from(g, entries, cut)
+    end
     held_add(g, consumer, #entries)
-    local asked = n
     local grouped = {}
     for _, entry in ipairs(entries) do
       local id, fields = entry[1], entry[2]
@@ -181,7 +280,7 @@ local function read_new()
       parked_any = true
       no_turns = false
     end
-    if #entries < asked then
+    if full or #entries < asked then
       break
     end
   end
@@ -212,7 +311,7 @@ serve(n)
 if #leased > 0 then
   local zadd = { 'ZADD', g.lease }
   local nacks = { 'HDEL', g.meta }
-  local expires = int(now + vt)
+  local expires = int(now + lease_ms)
   for _, id in ipairs(leased) do
     zadd[#zadd + 1] = expires
     zadd[#zadd + 1] = id
@@ -220,8 +319,18 @@ if #leased > 0 then
   end
   redis.call(unpack(zadd))
   redis.call(unpack(nacks))
+  if attempt then
+    local answered = {}
+    for i = 8, #out do
+      answered[#answered + 1] = out[i]
+    end
+    attempt_record(attempt, now + lease_ms, now, answered)
+  end
 end
-if #out == 6 then
+if counted > 0 then
+  out[7] = bytes
+end
+if #out == 7 then
   out[4], out[5], out[6] = watch_point(g.stream, g.wake, keys.delayed, g.lease)
   if behind then
     -- More is there to read: a long poll asks again at once.

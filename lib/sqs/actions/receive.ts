@@ -112,7 +112,7 @@ const receiveMessage: Action = {
     const waitMs = wait * 1000;
     const options: ReceiveOptions = { count, waitMs };
     if (visibility !== undefined) options.visibilityMs = visibility * 1000;
-    if (attemptId !== undefined) options.attemptId = attemptId;
+    if (attemptId !== undefined) options.attempt = { id: attemptId, accessKeyId: context.caller.accessKeyId };
     if (waitMs > 0) {
       context.budget.extend(waitMs);
       options.signal = context.budget.signal;

@@ -3,8 +3,8 @@
  * run in parallel). For every fault: each request answers within its budget with the documented
  * status, /healthz tells the truth, and once Redis is back the sweep resumes and every message
  * produced (retried through its 503s with a dedupId) is in the stream exactly once. Then a produce
- * without dedupId whose answer was cut, a long poll with Redis stalling midway, and leases taken
- * by a consume whose answer was lost.
+ * without dedupId whose answer was cut, a long poll with Redis stalling midway, leases taken
+ * by a consume whose answer was lost, and the retry of such a consume with its attemptId.
  */
 import { describe, expect, it } from 'vitest';
 import { drain, expectAnswer, numbersOf, oneTo, produceNumbered, sleep, until } from './checks.ts';
@@ -177,6 +177,43 @@ export function describeFaultSuite(kind: StackKind): void {
         expectAnswer(reply, reply.status, 'long poll', REQUEST_TIMEOUT_MS + waitMs);
         if (reply.status === 200) expect(reply.json.messages).toEqual([]);
         expect(reply.ms).toBeGreaterThanOrEqual(300);
+        expect(stack.logged).toEqual([]);
+      }),
+    );
+
+    it(
+      'delivers the messages of a consume whose answer was dropped mid-reply once, to its retry with the same attemptId',
+      onStack(async (stack) => {
+        await put(stack, '/v1/queues/attempts', { visibilityTimeoutMs: 60_000 });
+        await put(stack, '/v1/queues/attempts/groups/g', { start: '0' }, 201);
+        const consume = { consumer: 'victim', count: 10, attemptId: 'attempt-1' };
+        const warm = await stack.call('POST', '/v1/queues/attempts/groups/g/consume', {
+          ...consume,
+          attemptId: 'warm',
+        });
+        expectAnswer(warm, 200, 'consume before');
+        for (const n of oneTo(3)) {
+          expectAnswer(await produceNumbered(stack, 'attempts', n), 201, `produce ${n}`);
+        }
+        stack.proxy.drop(5);
+        const lost = await stack.call('POST', '/v1/queues/attempts/groups/g/consume', consume);
+        expectAnswer(lost, 503, 'consume during the fault');
+        stack.proxy.heal();
+        // The client's retry, with the same attemptId: the messages the lost answer leased, as
+        // first deliveries, and nothing else leased.
+        const retried = await until(
+          () => stack.call('POST', '/v1/queues/attempts/groups/g/consume', consume),
+          200,
+          'consume retried',
+        );
+        expect(numbersOf(retried.json.messages)).toEqual(oneTo(3));
+        expect(retried.json.messages.map((m: { deliveries: number }) => m.deliveries)).toEqual([1, 1, 1]);
+        const summary = await stack.call('GET', '/v1/queues/attempts/groups/g/pending');
+        expect(summary.json.consumers).toEqual([{ name: 'victim', pending: 3 }]);
+        const ids = retried.json.messages.map((m: { id: string }) => m.id);
+        expectAnswer(await stack.call('POST', '/v1/queues/attempts/groups/g/ack', { ids }), 200, 'ack');
+        const after = await stack.call('POST', '/v1/queues/attempts/groups/g/consume', { consumer: 'other' });
+        expect(after.json.messages).toEqual([]);
         expect(stack.logged).toEqual([]);
       }),
     );

@@ -49,3 +49,27 @@ local function id_less(a, b)
   end
   return decimal_less(as, bs)
 end
+
+local function decimal_decrement(digits)
+  local i = #digits
+  while i > 0 and string.sub(digits, i, i) == '0' do
+    i = i - 1
+  end
+  local lowered = string.sub(digits, 1, i - 1) .. string.char(string.byte(digits, i) - 1)
+  lowered = lowered .. string.rep('9', #digits - i)
+  -- No leading zeros (Redis prints none): '10' - 1 is '9', '1' - 1 is '0'.
+  local stripped = string.gsub(lowered, '^0+', '')
+  if stripped == '' then
+    return '0'
+  end
+  return stripped
+end
+
+-- The largest id smaller than `id` (a read position just before it); `id` is never 0-0.
+local function predecessor(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  if seq ~= '0' then
+    return ms .. '-' .. decimal_decrement(seq)
+  end
+  return decimal_decrement(ms) .. '-' .. U64_MAX
+end
