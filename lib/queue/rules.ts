@@ -160,6 +160,16 @@ export const JSON_DEPTH_RULE = { max: 100, text: 'at most 100 levels of nested a
  */
 export const RESERVED_ATTRIBUTE_NAMES: readonly string[] = ['__proto__'];
 
+/**
+ * A queue's metadata (QueueMeta): names of attributes and tags, their values, and how many one
+ * configure may change.
+ */
+export const META_RULES = {
+  name: { min: 1, max: 256 },
+  value: { min: 0, max: 65_536 },
+  entries: { min: 0, max: 1000 },
+} as const;
+
 /** Limits a deployment may change (MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES). */
 export interface Limits {
   /** UTF-8 bytes of one message as stored: its body's JSON plus its attributes' JSON. */

@@ -147,6 +147,32 @@ export interface QueueStats {
   groups: GroupStats[];
 }
 
+/**
+ * A queue's metadata (issue 28): string maps of attributes and tags that the queue keeps for its
+ * users (the SQS API stores the SQS attributes without a native config field there) and never
+ * reads itself, and when the queue was created and last changed.
+ */
+export interface QueueMeta {
+  attributes: Record<string, string>;
+  tags: Record<string, string>;
+  /** When the queue was created (ms since the epoch). */
+  createdAt: number;
+  /** The last configure that changed a config field or an attribute (ms); createdAt until then. */
+  lastModifiedAt: number;
+}
+
+/** Changes to a queue's metadata: a string sets an entry, null removes it. */
+export interface QueueMetaPatch {
+  attributes?: Record<string, string | null>;
+  tags?: Record<string, string | null>;
+}
+
+/** A queue's config with its metadata (describeQueue, createQueue). */
+export interface QueueDescription {
+  config: QueueConfig;
+  meta: QueueMeta;
+}
+
 export interface PendingSummary {
   pending: number;
   minId: string | null;
@@ -232,9 +258,26 @@ export interface SweepOptions {
  * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
-  configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;
+  /** With `meta`, the queue's metadata changes in the same round trip. */
+  configure(
+    queue: string,
+    patch: Partial<QueueConfig>,
+    options?: { meta?: QueueMetaPatch },
+  ): Promise<QueueConfig>;
+  /**
+   * Creates the queue with this config and metadata only if it does not exist (in one round trip
+   * on partition 0, so creations racing each other make it once); `created` is false and the
+   * existing queue is answered, unchanged, otherwise.
+   */
+  createQueue(
+    queue: string,
+    patch: Partial<QueueConfig>,
+    options?: { meta?: QueueMetaPatch },
+  ): Promise<QueueDescription & { created: boolean }>;
   /** Null when the queue is not registered. */
   getConfig(queue: string): Promise<QueueConfig | null>;
+  /** The config and metadata; null when the queue does not exist. */
+  describeQueue(queue: string): Promise<QueueDescription | null>;
   listQueues(): Promise<string[]>;
   /** Removes the queue and all its keys; false when it did not exist. */
   deleteQueue(queue: string): Promise<boolean>;

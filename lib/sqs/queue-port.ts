@@ -15,9 +15,9 @@ import type { Sleep } from '../api/context.ts';
 import { waitUntilNonEmpty } from '../api/long-poll.ts';
 import type { Clock } from '../clock.ts';
 import { isQueueError, QueueErrorCode } from '../queue/errors.ts';
-import type { PendingEntry, QueueService } from '../queue/types.ts';
+import type { PendingEntry, QueueDescription, QueueService } from '../queue/types.ts';
 import { queueDoesNotExist, SqsError, SqsErrorCode } from './errors.ts';
-import type { DeliveryRef, MetaPatch, Settled, SqsQueuePort } from './port.ts';
+import type { DeliveryRef, QueueState, Settled, SqsQueuePort } from './port.ts';
 import { SQS_GROUP } from './port.ts';
 import { newHolder } from './receipt-handle.ts';
 
@@ -30,21 +30,18 @@ export interface QueuePortDeps {
 /** Where the rest of what phase 1 lacks is written down. */
 const NEEDS = 'docs/sqs-queue-needs.md';
 
-function refuseMeta(patch: MetaPatch): void {
-  const attributes = Object.entries(patch.attributes ?? {}).filter(([, value]) => value !== null);
-  if (attributes.length > 0) {
-    const names = attributes.map(([name]) => name).join(', ');
-    throw new SqsError(
-      SqsErrorCode.unsupportedOperation,
-      `This service cannot store ${names} yet (only the defaults are accepted); see ${NEEDS}.`,
-    );
-  }
-  if (Object.values(patch.tags ?? {}).some((value) => value !== null)) {
-    throw new SqsError(
-      SqsErrorCode.unsupportedOperation,
-      `This service cannot store queue tags yet; see ${NEEDS}.`,
-    );
-  }
+/** The queue's description as the SQS layer sees it: timestamps in seconds. */
+function stateOf(description: QueueDescription): QueueState {
+  const { config, meta } = description;
+  return {
+    config,
+    meta: {
+      attributes: meta.attributes,
+      tags: meta.tags,
+      createdAt: Math.floor(meta.createdAt / 1000),
+      lastModifiedAt: Math.floor(meta.lastModifiedAt / 1000),
+    },
+  };
 }
 
 function missingGroup(error: unknown): boolean {
@@ -111,22 +108,21 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   }
 
   const port: SqsQueuePort = {
-    keepsMetadata: false,
+    keepsMetadata: true,
 
     async createQueue(name, config, meta) {
-      refuseMeta(meta);
-      await queue.configure(name, config);
+      const made = await queue.createQueue(name, config, { meta });
       await ensureGroup(name);
+      return { existing: made.created ? null : stateOf(made) };
     },
 
     async readQueue(name) {
-      const config = await queue.getConfig(name);
-      return config === null ? null : { config, meta: { attributes: {}, tags: {} } };
+      const description = await queue.describeQueue(name);
+      return description === null ? null : stateOf(description);
     },
 
     async updateQueue(name, config, meta) {
-      refuseMeta(meta);
-      if (Object.keys(config).length > 0) await queue.configure(name, config);
+      await queue.configure(name, config, { meta });
     },
 
     async listQueues() {
