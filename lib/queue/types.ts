@@ -282,8 +282,11 @@ export interface QueueService {
   /** Removes the queue and all its keys; false when it did not exist. */
   deleteQueue(queue: string): Promise<boolean>;
 
-  /** Ids in input order; all-or-nothing. Registers the queue with default config when new. */
-  produce(queue: string, messages: MessageInput[]): Promise<string[]>;
+  /**
+   * Ids in input order; all-or-nothing. Registers the queue with default config when new; with
+   * `mustExist`, a missing queue is QUEUE_NOT_FOUND instead and nothing is written (same script).
+   */
+  produce(queue: string, messages: MessageInput[], options?: { mustExist?: boolean }): Promise<string[]>;
   browse(queue: string, options: { start?: string; end?: string; count?: number }): Promise<Message[]>;
 
   /** `start` is "0" (whole backlog), "$" (new messages only) or a stream id. */

@@ -156,9 +156,13 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async send(name, messages) {
-      // produce would create a missing queue with default config; SQS answers QueueDoesNotExist.
-      if ((await queue.getConfig(name)) === null) throw queueDoesNotExist();
-      return queue.produce(name, messages);
+      // Never a new queue with native defaults: a queue deleted meanwhile is QueueDoesNotExist.
+      try {
+        return await queue.produce(name, messages, { mustExist: true });
+      } catch (error) {
+        if (isQueueError(error, QueueErrorCode.queueNotFound)) throw queueDoesNotExist();
+        throw error;
+      }
     },
 
     async receive(name, options) {

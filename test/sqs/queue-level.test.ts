@@ -8,9 +8,11 @@ import {
   CreateQueueCommand,
   DeleteQueueCommand,
   GetQueueAttributesCommand,
+  GetQueueUrlCommand,
   ListQueuesCommand,
   ListQueueTagsCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
   type SQSClient,
@@ -246,6 +248,26 @@ describe.each(backends)('SQS queue-level features on $name', (backend) => {
       await sqs.send(new CreateQueueCommand({ QueueName: name }));
       expect((await attributesOf(url, ['DelaySeconds'])).DelaySeconds).toBe('0');
       expect((await sqs.send(new ListQueueTagsCommand({ QueueUrl: url }))).Tags).toBeUndefined();
+    });
+  });
+
+  describe.skipIf(skip !== undefined)('sends into existing queues only (§6)', () => {
+    it('answers QueueDoesNotExist to a send into a queue deleted a moment ago, creating nothing', async () => {
+      const { url, name } = await create('gone');
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'before' }));
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+      const error = await thrown(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'after' })));
+      expect(error.name).toBe('QueueDoesNotExist');
+      const batch = await thrown(
+        sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'after' }] }),
+        ),
+      );
+      expect(batch.name).toBe('QueueDoesNotExist');
+      expect((await sqs.send(new ListQueuesCommand({ QueueNamePrefix: name }))).QueueUrls).toBeUndefined();
+      expect((await thrown(sqs.send(new GetQueueUrlCommand({ QueueName: name })))).name).toBe(
+        'QueueDoesNotExist',
+      );
     });
   });
 });
