@@ -292,6 +292,13 @@ export interface QueueService {
   /** `start` is "0" (whole backlog), "$" (new messages only) or a stream id. */
   createGroup(queue: string, group: string, start: string): Promise<{ created: boolean }>;
   deleteGroup(queue: string, group: string): Promise<boolean>;
+  /**
+   * Drops every message the group has not acked: the group starts over at the stream's end (no
+   * pending entries, consumers or key lines) and, when it is the queue's only group, the delayed
+   * messages go too. Other groups keep their view of the stream. One round trip per partition;
+   * answers how many (approximate when Redis cannot tell the group's lag).
+   */
+  purge(queue: string, group: string): Promise<number>;
 
   consume(queue: string, group: string, consumer: string, count: number): Promise<Message[]>;
   /**

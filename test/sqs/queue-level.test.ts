@@ -11,6 +11,7 @@ import {
   GetQueueUrlCommand,
   ListQueuesCommand,
   ListQueueTagsCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -268,6 +269,39 @@ describe.each(backends)('SQS queue-level features on $name', (backend) => {
       expect((await thrown(sqs.send(new GetQueueUrlCommand({ QueueName: name })))).name).toBe(
         'QueueDoesNotExist',
       );
+    });
+  });
+
+  describe.skipIf(skip !== undefined)('purge (§9)', () => {
+    it('removes delayed messages too', async () => {
+      const { url } = await create('purge-delayed', { DelaySeconds: '1' });
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'queue delay' }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'own delay', DelaySeconds: 2 }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'now', DelaySeconds: 0 }));
+      expect(
+        await attributesOf(url, ['ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessages']),
+      ).toEqual({
+        ApproximateNumberOfMessagesDelayed: '2',
+        ApproximateNumberOfMessages: '1',
+      });
+      await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
+      expect(
+        await attributesOf(url, ['ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessages']),
+      ).toEqual({
+        ApproximateNumberOfMessagesDelayed: '0',
+        ApproximateNumberOfMessages: '0',
+      });
+      // Past both delays, nothing comes.
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 3 }),
+      );
+      expect(Messages ?? []).toEqual([]);
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'after', DelaySeconds: 0 }));
+      expect(
+        (await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 5 }))).Messages?.map(
+          (m) => m.Body,
+        ),
+      ).toEqual(['after']);
     });
   });
 });
