@@ -227,7 +227,18 @@ export interface EnumField<V extends string = string> extends FieldCommon {
   readonly default: V;
 }
 
-export type ConfigField = IntField | EnumField;
+/** A queue name, or '' for none (NAME_RULE). */
+export interface NameField extends FieldCommon {
+  readonly kind: 'name';
+  readonly default: '';
+}
+
+export type ConfigField = IntField | EnumField | NameField;
+
+/** Whether `value` is what a name field takes: '' or a queue name. */
+export function isNameFieldValue(value: unknown): value is string {
+  return typeof value === 'string' && (value === '' || NAME_RULE.pattern.test(value));
+}
 
 /**
  * The per-queue config fields. Stored overrides live in the queue's config hash under these
@@ -346,11 +357,22 @@ export const CONFIG_FIELDS = {
     description:
       'How long a message without its own ttlMs may be delivered, counted from enqueue (0 = forever); past it the message is dead-lettered with reason expired. Applies to messages already in the queue, by their enqueue time.',
   },
+  deadLetterQueue: {
+    kind: 'name',
+    default: '',
+    env: 'QUEUE_DEAD_LETTER_QUEUE',
+    description:
+      "Another queue that takes this queue's dead letters as its messages (with dlq:* attributes saying where they came from), moved there right after they are dead-lettered; '' keeps them in this queue's dead-letter list. A missing queue keeps them here until it exists.",
+  },
 } as const satisfies Record<string, ConfigField>;
 
 export type ConfigFieldName = keyof typeof CONFIG_FIELDS;
 
-type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonly (infer V)[] } ? V : number;
+type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonly (infer V)[] }
+  ? V
+  : F extends { readonly kind: 'name' }
+    ? string
+    : number;
 
 /** Per-queue settings, stored in Redis; fields a queue has not set take the deployment's defaults. */
 export type QueueConfig = { -readonly [K in ConfigFieldName]: FieldValue<(typeof CONFIG_FIELDS)[K]> };

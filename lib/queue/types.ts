@@ -344,6 +344,13 @@ export interface QueueService {
     options: { count?: number; cursor?: string },
   ): Promise<{ deadLetters: DeadLetter[]; cursor: string | null }>;
   redrive(queue: string, selection: { ids: string[] } | { all: true }): Promise<number>;
+  /** Removes dead letters by id (skipping ids that are not dead letters); answers how many. */
+  deleteDeadLetters(queue: string, ids: string[]): Promise<number>;
+  /**
+   * The queues whose deadLetterQueue is `queue`, sorted: read from every queue's config (one
+   * round trip per queue in the registry).
+   */
+  deadLetterSources(queue: string): Promise<string[]>;
   purgeDeadLetters(queue: string): Promise<number>;
 
   stats(queue: string): Promise<QueueStats>;

@@ -10,6 +10,7 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  isNameFieldValue,
   JSON_DEPTH_RULE,
   LENGTH_RULES,
   type Limits,
@@ -73,6 +74,11 @@ export function checkInt(value: unknown, what: string, rule: IntRule): number {
 
 function checkField(name: string, field: ConfigField, value: unknown): number | string {
   if (field.kind === 'int') return checkInt(value, name, field);
+  if (field.kind === 'name') {
+    if (!isNameFieldValue(value))
+      invalid(`${name} must be '' or a queue name: ${NAME_RULE.text}`, { [name]: value });
+    return value;
+  }
   if (typeof value !== 'string' || !field.values.includes(value)) {
     invalid(`${name} must be one of ${field.values.join(', ')}`, { [name]: value });
   }

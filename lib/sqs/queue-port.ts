@@ -240,9 +240,8 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
       return outcome;
     },
 
-    async deadLetterSources() {
-      // No queue here names another as its dead-letter queue (RedrivePolicy needs metadata).
-      return [];
+    async deadLetterSources(name) {
+      return queue.deadLetterSources(name);
     },
 
     async startMove() {

@@ -9,6 +9,7 @@ import {
   DeleteQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  ListDeadLetterSourceQueuesCommand,
   ListQueuesCommand,
   ListQueueTagsCommand,
   PurgeQueueCommand,
@@ -302,6 +303,74 @@ describe.each(backends)('SQS queue-level features on $name', (backend) => {
           (m) => m.Body,
         ),
       ).toEqual(['after']);
+    });
+  });
+
+  describe.skipIf(skip !== undefined)('dead-letter queues (§7)', () => {
+    it('moves a message received maxReceiveCount times into the RedrivePolicy queue, with its source ARN', async () => {
+      const dlq = await create('dlq');
+      const dlqArn = (await attributesOf(dlq.url, ['QueueArn'])).QueueArn as string;
+      const source = await create('src', {
+        VisibilityTimeout: '0',
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+      });
+      const sourceArn = (await attributesOf(source.url, ['QueueArn'])).QueueArn as string;
+      expect(JSON.parse((await attributesOf(source.url, ['RedrivePolicy'])).RedrivePolicy as string)).toEqual(
+        {
+          deadLetterTargetArn: dlqArn,
+          maxReceiveCount: 2,
+        },
+      );
+      const sent = await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: source.url,
+          MessageBody: 'poison',
+          MessageAttributes: { kind: { DataType: 'String', StringValue: 'bad' } },
+        }),
+      );
+      for (const n of [1, 2]) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: source.url,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
+        expect(Messages.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([
+          ['poison', String(n)],
+        ]);
+      }
+      expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url }))).Messages ?? []).toEqual(
+        [],
+      );
+      const { Messages: dead = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: dlq.url,
+          WaitTimeSeconds: 5,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      expect(dead).toHaveLength(1);
+      expect(dead[0]).toMatchObject({
+        MessageId: sent.MessageId,
+        Body: 'poison',
+        MessageAttributes: { kind: { DataType: 'String', StringValue: 'bad' } },
+      });
+      expect(dead[0]?.Attributes?.DeadLetterQueueSourceArn).toBe(sourceArn);
+      expect(dead[0]?.Attributes?.ApproximateReceiveCount).toBe('1');
+      expect(
+        (await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq.url }))).queueUrls,
+      ).toEqual([source.url]);
+      expect(
+        (await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: source.url }))).queueUrls,
+      ).toEqual([]);
+      // Removing the policy stops the moves: the source keeps its own dead letters again.
+      await sqs.send(
+        new SetQueueAttributesCommand({ QueueUrl: source.url, Attributes: { RedrivePolicy: '' } }),
+      );
+      expect(
+        (await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq.url }))).queueUrls,
+      ).toEqual([]);
     });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { configFromStored } from '../config.ts';
 import type { QueueContext } from '../context.ts';
+import { QueueError, QueueErrorCode } from '../errors.ts';
 import { everyPartition } from '../partitions/fan-out.ts';
 import { compareIds, encodeId } from '../partitions/ids.ts';
 import {
@@ -29,7 +30,14 @@ import { checkConfigPatch, checkMetaPatch, checkName } from '../validate.ts';
 
 export type QueueOps = Pick<
   QueueService,
-  'configure' | 'createQueue' | 'getConfig' | 'describeQueue' | 'listQueues' | 'deleteQueue' | 'stats'
+  | 'configure'
+  | 'createQueue'
+  | 'getConfig'
+  | 'describeQueue'
+  | 'listQueues'
+  | 'deleteQueue'
+  | 'stats'
+  | 'deadLetterSources'
 >;
 
 /** A metadata patch as the configure script takes it: false removes an entry (cjson's null is truthy). */
@@ -76,6 +84,11 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
   ): Promise<{ config: QueueConfig; record: readonly string[]; created: boolean }> {
     checkName('queue', queue);
     const { partitions: asked, ...fields } = checkConfigPatch(patch);
+    if (fields.deadLetterQueue === queue) {
+      throw new QueueError(QueueErrorCode.invalidArgument, 'deadLetterQueue must name another queue', {
+        deadLetterQueue: queue,
+      });
+    }
     const metaPatch = scriptMeta(checkMetaPatch(meta));
     const reply = await ctx.run(
       scripts.configure,
@@ -133,6 +146,18 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
       if (!exists) return null;
       ctx.partitions.learn(queue, recordPartitions(record), true);
       return { config: configFromStored(record, ctx.defaults), meta: metaFromStored(record) };
+    },
+
+    async deadLetterSources(queue) {
+      checkName('queue', queue);
+      const names = (await ctx.run(scripts.queues, {}, {})).names.filter((name) => name !== queue);
+      const configs = await Promise.all(
+        names.map(async (name) => {
+          const { exists, record } = await ctx.run(scripts.configGet, { queue: name }, {});
+          return exists ? configFromStored(record, ctx.defaults) : null;
+        }),
+      );
+      return names.filter((_, i) => configs[i]?.deadLetterQueue === queue).sort();
     },
 
     async listQueues() {

@@ -22,7 +22,11 @@ import { checkTags } from './tags.ts';
 /** A RedrivePolicy's dead-letter queue: this account's, existing, of the same type, not itself. */
 async function checkRedrive(parsed: ParsedAttributes, queue: string, context: ActionContext): Promise<void> {
   const policy = parsed.redrive;
-  if (policy === undefined || policy === null) return;
+  if (policy === undefined) return;
+  if (policy === null) {
+    parsed.config.deadLetterQueue = '';
+    return;
+  }
   const reject = (reason: string) =>
     new SqsError(
       SqsErrorCode.invalidParameterValue,
@@ -35,6 +39,8 @@ async function checkRedrive(parsed: ParsedAttributes, queue: string, context: Ac
   if (isFifoName(target) !== isFifoName(queue)) {
     throw reject('Dead-letter queue must be same type of queue as the source.');
   }
+  // Dead letters move into that queue (lib/queue/ops/dead-letter-forward.ts).
+  parsed.config.deadLetterQueue = target;
 }
 
 const createQueue: Action = {

@@ -56,6 +56,7 @@ onEveryBackend('queues', (make) => {
       retryDelayMs: 1000,
       retryMaxDelayMs: 3_600_000,
       messageTtlMs: 0,
+      deadLetterQueue: '',
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });
     expect(updated.maxDeliveries).toBe(9);
