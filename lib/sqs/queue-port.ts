@@ -48,8 +48,18 @@ function missingGroup(error: unknown): boolean {
   return isQueueError(error, QueueErrorCode.groupNotFound);
 }
 
+/**
+ * How long this instance reuses a queue's config and metadata it read (sends and receives read
+ * them on every call otherwise). AWS says attribute changes take up to 60 seconds to propagate;
+ * here a change made through another instance shows within this, one made through this instance at
+ * once. Existence does not depend on it: a send into a deleted queue fails in the produce itself.
+ */
+const STATE_TTL_MS = 1000;
+
 export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   const { queue } = deps;
+  const states = new Map<string, { state: QueueState; until: number }>();
+  const forget = (name: string) => states.delete(name);
 
   /** The pending entries of `refs`, by id: one pendingRange per holder (a holder has one receive's worth). */
   async function pendingOf(name: string, refs: DeliveryRef[]): Promise<Map<string, PendingEntry> | null> {
@@ -111,18 +121,31 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     keepsMetadata: true,
 
     async createQueue(name, config, meta) {
+      forget(name);
       const made = await queue.createQueue(name, config, { meta });
       await ensureGroup(name);
       return { existing: made.created ? null : stateOf(made) };
     },
 
     async readQueue(name) {
+      const now = deps.clock.now();
+      const cached = states.get(name);
+      if (cached !== undefined && cached.until > now) return cached.state;
       const description = await queue.describeQueue(name);
-      return description === null ? null : stateOf(description);
+      if (description === null) {
+        forget(name);
+        return null;
+      }
+      const state = stateOf(description);
+      if (states.size >= 1000) states.clear();
+      states.set(name, { state, until: now + STATE_TTL_MS });
+      return state;
     },
 
     async updateQueue(name, config, meta) {
+      forget(name);
       await queue.configure(name, config, { meta });
+      forget(name);
     },
 
     async listQueues() {
@@ -130,6 +153,7 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async deleteQueue(name) {
+      forget(name);
       return queue.deleteQueue(name);
     },
 
