@@ -1,14 +1,14 @@
 /**
- * The SQS port over today's QueueService (phase 1 of issue 28). What it cannot do exactly, and how
- * it comes closest, is in docs/sqs-queue-needs.md:
- * - metadata (attributes without a native config field, tags, timestamps) is not stored: setting
- *   one to anything but its default is UnsupportedOperation, and reading answers the defaults;
+ * The SQS port over the QueueService (issue 28). Queue attributes and tags are the queue's
+ * metadata (configure with `meta`, createQueue, describeQueue), purge is the queue's `purge` of the
+ * `sqs` group, a RedrivePolicy's DLQ is the queue's `deadLetterQueue`, and sends never create a
+ * queue (`mustExist`). What it still cannot do exactly, and how it comes closest, is in
+ * docs/sqs-queue-needs.md:
  * - a delete or visibility change checks the holder (pendingRange) and then acks or nacks, two
  *   round trips where the queue would do it atomically;
  * - a receive's own VisibilityTimeout is a nack right after the consume;
  * - ReceiveRequestAttemptId is not remembered;
- * - purging leaves delayed messages;
- * - no queue is any other's dead-letter queue, so there are no message move tasks.
+ * - there are no message move tasks.
  */
 
 import type { Sleep } from '../api/context.ts';
