@@ -155,6 +155,6 @@ export async function run(): Promise<string> {
     '|---|---|---|---|---|',
     ...lines,
     '',
-    'Calls per cycle: SQS 3 requests and 5 queue round trips (the send reads the queue first; the delete checks the holder with pendingRange, then acks: docs/sqs-queue-needs.md §1, §6); native 3 requests, 3 round trips.',
+    "Calls per cycle: SQS 3 requests and 4 queue round trips (the send and the receive read the queue's attributes at most once a second per instance; the delete checks the holder with pendingRange, then acks: docs/sqs-queue-needs.md §1); native 3 requests, 3 round trips.",
   ].join('\n');
 }

@@ -9,7 +9,12 @@ import {
   type QueueConfig,
   type QueueConfigPatch,
 } from '../../lib/client/index.ts';
-import { CONFIG_FIELD_NAMES, CONFIG_FIELDS, type ConfigFieldName } from '../../lib/queue/rules.ts';
+import {
+  CONFIG_FIELD_NAMES,
+  CONFIG_FIELDS,
+  type ConfigFieldName,
+  isNameFieldValue,
+} from '../../lib/queue/rules.ts';
 import { confirmed, type Io, need, noMore, UsageError, type Values } from './args.ts';
 import { table } from './format.ts';
 
@@ -30,7 +35,10 @@ export function configPatch(pairs: readonly string[]): QueueConfigPatch {
     }
     const text = pair.slice(at + 1);
     const field = CONFIG_FIELDS[name];
-    if (field.kind === 'enum') {
+    if (field.kind === 'name') {
+      if (!isNameFieldValue(text)) throw new UsageError(`${name} must be '' or a queue name`);
+      patch[name] = text;
+    } else if (field.kind === 'enum') {
       if (!(field.values as readonly string[]).includes(text)) {
         throw new UsageError(`${name} must be one of ${field.values.join(', ')}`);
       }

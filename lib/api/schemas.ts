@@ -83,9 +83,20 @@ type FieldSchema<F> = F extends {
   readonly values: readonly (infer V extends string)[];
 }
   ? z.ZodType<V>
-  : z.ZodType<number>;
+  : F extends { readonly kind: 'name' }
+    ? z.ZodType<string>
+    : z.ZodType<number>;
 
 function configFieldSchema(field: ConfigField): z.ZodType<number | string> {
+  if (field.kind === 'name') {
+    return z
+      .string()
+      .regex(
+        new RegExp(`^(?:$|${NAME_RULE.pattern.source.slice(1, -1)})$`),
+        `must be '' or a queue name: ${NAME_RULE.text}`,
+      )
+      .openapi({ description: `${field.description} Default '' (none).` });
+  }
   const schema = field.kind === 'int' ? int(field) : z.enum(field.values as [string, ...string[]]);
   return schema.openapi({ description: `${field.description} Default ${field.default}.` });
 }

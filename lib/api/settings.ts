@@ -13,6 +13,7 @@ import {
   type ConfigField,
   DEFAULT_SWEEP_REVISIT_MS,
   type IntRule,
+  isNameFieldValue,
   LIMIT_RULES,
   type Limits,
   type QueueConfig,
@@ -75,6 +76,10 @@ function int(env: Env, name: string, rule: IntRule): number | undefined {
 function field(env: Env, field: ConfigField): number | string | undefined {
   if (field.kind === 'int') return int(env, field.env, field);
   const raw = text(env, field.env);
+  if (field.kind === 'name') {
+    if (raw !== undefined && !isNameFieldValue(raw)) throw new Error(`${field.env} must be a queue name`);
+    return raw;
+  }
   if (raw !== undefined && !field.values.includes(raw)) {
     throw new Error(`${field.env} must be one of ${field.values.join(', ')}`);
   }

@@ -3,7 +3,13 @@
  * overridden (as strings, beside bookkeeping fields such as `epoch`); every other field takes the
  * deployment's default.
  */
-import { CONFIG_FIELD_NAMES, CONFIG_FIELDS, type ConfigField, type QueueConfig } from './rules.ts';
+import {
+  CONFIG_FIELD_NAMES,
+  CONFIG_FIELDS,
+  type ConfigField,
+  isNameFieldValue,
+  type QueueConfig,
+} from './rules.ts';
 
 /**
  * The values a stored record's missing fields mean: the deployment's defaults, except for pinned
@@ -34,6 +40,8 @@ export function configFromStored(flat: readonly string[], defaults: QueueConfig)
     if (field.kind === 'int') {
       const n = Number(value);
       if (value.trim() !== '' && Number.isFinite(n)) config[name] = n;
+    } else if (field.kind === 'name') {
+      if (isNameFieldValue(value)) config[name] = value;
     } else if (field.values.includes(value)) {
       config[name] = value;
     }

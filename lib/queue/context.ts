@@ -59,6 +59,12 @@ export interface QueueContext {
   /** Where the next call of `key` (a queue for produce, a queue and group for consume) starts. */
   rotate(key: string): number;
   readonly watches: WatchRegistry;
+  /**
+   * Called after a consume, reclaim or sweep dead-lettered messages of `queue` (or found some waiting
+   * to move): moves them to the queue's deadLetterQueue (lib/queue/ops/dead-letter-forward.ts). Never
+   * rejects; what it could not move the next sweep moves. The service sets it once assembled.
+   */
+  deadLettered: (queue: string) => Promise<void>;
 }
 
 export function createQueueContext(options: QueueServiceOptions): QueueContext {
@@ -97,5 +103,6 @@ export function createQueueContext(options: QueueServiceOptions): QueueContext {
       return at;
     },
     watches: createWatchRegistry({ redis: options.redis, clock }),
+    deadLettered: async () => undefined,
   };
 }

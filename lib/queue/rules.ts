@@ -213,6 +213,16 @@ export const JSON_DEPTH_RULE = { max: 100, text: 'at most 100 levels of nested a
  */
 export const RESERVED_ATTRIBUTE_NAMES: readonly string[] = ['__proto__'];
 
+/**
+ * A queue's metadata (QueueMeta): names of attributes and tags, their values, and how many one
+ * configure may change.
+ */
+export const META_RULES = {
+  name: { min: 1, max: 256 },
+  value: { min: 0, max: 65_536 },
+  entries: { min: 0, max: 1000 },
+} as const;
+
 /** Limits a deployment may change (MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES). */
 export interface Limits {
   /** UTF-8 bytes of one message as stored: its body's JSON plus its attributes' JSON. */
@@ -270,7 +280,18 @@ export interface EnumField<V extends string = string> extends FieldCommon {
   readonly default: V;
 }
 
-export type ConfigField = IntField | EnumField;
+/** A queue name, or '' for none (NAME_RULE). */
+export interface NameField extends FieldCommon {
+  readonly kind: 'name';
+  readonly default: '';
+}
+
+export type ConfigField = IntField | EnumField | NameField;
+
+/** Whether `value` is what a name field takes: '' or a queue name. */
+export function isNameFieldValue(value: unknown): value is string {
+  return typeof value === 'string' && (value === '' || NAME_RULE.pattern.test(value));
+}
 
 /**
  * The per-queue config fields. Stored overrides live in the queue's config hash under these
@@ -389,11 +410,22 @@ export const CONFIG_FIELDS = {
     description:
       'How long a message without its own ttlMs may be delivered, counted from enqueue (0 = forever); past it the message is dead-lettered with reason expired. Applies to messages already in the queue, by their enqueue time.',
   },
+  deadLetterQueue: {
+    kind: 'name',
+    default: '',
+    env: 'QUEUE_DEAD_LETTER_QUEUE',
+    description:
+      "Another queue that takes this queue's dead letters as its messages (with dlq:* attributes saying where they came from), moved there right after they are dead-lettered; '' keeps them in this queue's dead-letter list. A missing queue keeps them here until it exists.",
+  },
 } as const satisfies Record<string, ConfigField>;
 
 export type ConfigFieldName = keyof typeof CONFIG_FIELDS;
 
-type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonly (infer V)[] } ? V : number;
+type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonly (infer V)[] }
+  ? V
+  : F extends { readonly kind: 'name' }
+    ? string
+    : number;
 
 /** Per-queue settings, stored in Redis; fields a queue has not set take the deployment's defaults. */
 export type QueueConfig = { -readonly [K in ConfigFieldName]: FieldValue<(typeof CONFIG_FIELDS)[K]> };

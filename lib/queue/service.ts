@@ -9,6 +9,7 @@
  * operation reaches them: lib/queue/partitions/.
  */
 import { createQueueContext, type QueueServiceOptions } from './context.ts';
+import { forwardDeadLetters } from './ops/dead-letter-forward.ts';
 import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';
@@ -28,7 +29,7 @@ export type { QueueServiceOptions };
  */
 export function createQueueService(options: QueueServiceOptions): QueueService {
   const ctx = createQueueContext(options);
-  return {
+  const service: QueueService = {
     ...createQueueOps(ctx),
     ...createMessageOps(ctx),
     ...createGroupOps(ctx),
@@ -38,4 +39,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...createScheduleOps(ctx),
     ...createSystemOps(ctx),
   };
+  ctx.deadLettered = async (queue) => {
+    await forwardDeadLetters(service, queue).catch(() => undefined);
+  };
+  return service;
 }

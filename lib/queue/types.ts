@@ -188,6 +188,32 @@ export interface QueueStats {
   groups: GroupStats[];
 }
 
+/**
+ * A queue's metadata (issue 28): string maps of attributes and tags that the queue keeps for its
+ * users (the SQS API stores the SQS attributes without a native config field there) and never
+ * reads itself, and when the queue was created and last changed.
+ */
+export interface QueueMeta {
+  attributes: Record<string, string>;
+  tags: Record<string, string>;
+  /** When the queue was created (ms since the epoch). */
+  createdAt: number;
+  /** The last configure that changed a config field or an attribute (ms); createdAt until then. */
+  lastModifiedAt: number;
+}
+
+/** Changes to a queue's metadata: a string sets an entry, null removes it. */
+export interface QueueMetaPatch {
+  attributes?: Record<string, string | null>;
+  tags?: Record<string, string | null>;
+}
+
+/** A queue's config with its metadata (describeQueue, createQueue). */
+export interface QueueDescription {
+  config: QueueConfig;
+  meta: QueueMeta;
+}
+
 export interface PendingSummary {
   pending: number;
   minId: string | null;
@@ -275,20 +301,47 @@ export interface SweepOptions {
  * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
  */
 export interface QueueService {
-  configure(queue: string, patch: Partial<QueueConfig>): Promise<QueueConfig>;
+  /** With `meta`, the queue's metadata changes in the same round trip. */
+  configure(
+    queue: string,
+    patch: Partial<QueueConfig>,
+    options?: { meta?: QueueMetaPatch },
+  ): Promise<QueueConfig>;
+  /**
+   * Creates the queue with this config and metadata only if it does not exist (in one round trip
+   * on partition 0, so creations racing each other make it once); `created` is false and the
+   * existing queue is answered, unchanged, otherwise.
+   */
+  createQueue(
+    queue: string,
+    patch: Partial<QueueConfig>,
+    options?: { meta?: QueueMetaPatch },
+  ): Promise<QueueDescription & { created: boolean }>;
   /** Null when the queue is not registered. */
   getConfig(queue: string): Promise<QueueConfig | null>;
+  /** The config and metadata; null when the queue does not exist. */
+  describeQueue(queue: string): Promise<QueueDescription | null>;
   listQueues(): Promise<string[]>;
   /** Removes the queue and all its keys; false when it did not exist. */
   deleteQueue(queue: string): Promise<boolean>;
 
-  /** Ids in input order; all-or-nothing. Registers the queue with default config when new. */
-  produce(queue: string, messages: MessageInput[]): Promise<string[]>;
+  /**
+   * Ids in input order; all-or-nothing. Registers the queue with default config when new; with
+   * `mustExist`, a missing queue is QUEUE_NOT_FOUND instead and nothing is written (same script).
+   */
+  produce(queue: string, messages: MessageInput[], options?: { mustExist?: boolean }): Promise<string[]>;
   browse(queue: string, options: { start?: string; end?: string; count?: number }): Promise<Message[]>;
 
   /** `start` is "0" (whole backlog), "$" (new messages only) or a stream id. */
   createGroup(queue: string, group: string, start: string): Promise<{ created: boolean }>;
   deleteGroup(queue: string, group: string): Promise<boolean>;
+  /**
+   * Drops every message the group has not acked: the group starts over at the stream's end (no
+   * pending entries, consumers or key lines) and, when it is the queue's only group, the delayed
+   * messages go too. Other groups keep their view of the stream. One round trip per partition;
+   * answers how many (approximate when Redis cannot tell the group's lag).
+   */
+  purge(queue: string, group: string): Promise<number>;
 
   consume(
     queue: string,
@@ -372,6 +425,13 @@ export interface QueueService {
     options: { count?: number; cursor?: string },
   ): Promise<{ deadLetters: DeadLetter[]; cursor: string | null }>;
   redrive(queue: string, selection: { ids: string[] } | { all: true }): Promise<number>;
+  /** Removes dead letters by id (skipping ids that are not dead letters); answers how many. */
+  deleteDeadLetters(queue: string, ids: string[]): Promise<number>;
+  /**
+   * The queues whose deadLetterQueue is `queue`, sorted: read from every queue's config (one
+   * round trip per queue in the registry).
+   */
+  deadLetterSources(queue: string): Promise<string[]>;
   purgeDeadLetters(queue: string): Promise<number>;
 
   stats(queue: string): Promise<QueueStats>;

@@ -11,10 +11,12 @@ import {
   codePointLength,
   GROUP_START_RULE,
   type IntRule,
+  isNameFieldValue,
   isWellFormed,
   JSON_DEPTH_RULE,
   LENGTH_RULES,
   type Limits,
+  META_RULES,
   NAME_RULE,
   nestsDeeperThan,
   type QueueConfig,
@@ -23,7 +25,7 @@ import {
   STREAM_ID_RULE,
   WELL_FORMED_RULE,
 } from './rules.ts';
-import type { MessageInput } from './types.ts';
+import type { MessageInput, QueueMetaPatch } from './types.ts';
 
 function invalid(message: string, details?: unknown): never {
   throw new QueueError(QueueErrorCode.invalidArgument, message, details);
@@ -82,6 +84,11 @@ export function checkInt(value: unknown, what: string, rule: IntRule): number {
 
 function checkField(name: string, field: ConfigField, value: unknown): number | string {
   if (field.kind === 'int') return checkInt(value, name, field);
+  if (field.kind === 'name') {
+    if (!isNameFieldValue(value))
+      invalid(`${name} must be '' or a queue name: ${NAME_RULE.text}`, { [name]: value });
+    return value;
+  }
   if (typeof value !== 'string' || !field.values.includes(value)) {
     invalid(`${name} must be one of ${field.values.join(', ')}`, { [name]: value });
   }
@@ -228,4 +235,42 @@ function encodeAttributes(value: unknown, index: number): string {
     checkWellFormed(v, index, `attribute ${key}`, { attribute: key });
   }
   return entries.length > 0 ? JSON.stringify(value) : '';
+}
+
+/** A metadata patch: each map of names (1-256 code points) to a string (at most 65,536) or null. */
+export function checkMetaPatch(patch: unknown): QueueMetaPatch {
+  if (patch === undefined) return {};
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    invalid('meta must be an object with attributes and tags', { meta: patch });
+  }
+  const out: QueueMetaPatch = {};
+  for (const [part, map] of Object.entries(patch)) {
+    if (part !== 'attributes' && part !== 'tags') invalid(`meta has no field ${part}`, { meta: part });
+    if (map === undefined) continue;
+    if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+      invalid(`meta.${part} must be an object of strings`, { [part]: map });
+    }
+    const entries = Object.entries(map as Record<string, unknown>);
+    if (entries.length > META_RULES.entries.max) {
+      invalid(`meta.${part} takes at most ${META_RULES.entries.max} entries`, { [part]: entries.length });
+    }
+    const checked: Record<string, string | null> = {};
+    for (const [name, value] of entries) {
+      const length = codePointLength(name);
+      if (length < META_RULES.name.min || length > META_RULES.name.max) {
+        invalid(`meta.${part} names are ${META_RULES.name.min}-${META_RULES.name.max} characters`, { name });
+      }
+      if (value !== null && (typeof value !== 'string' || codePointLength(value) > META_RULES.value.max)) {
+        invalid(
+          `meta.${part}.${name} must be null or a string of at most ${META_RULES.value.max} characters`,
+          {
+            name,
+          },
+        );
+      }
+      checked[name] = value as string | null;
+    }
+    out[part] = checked;
+  }
+  return out;
 }

@@ -13,7 +13,11 @@
  *   when it becomes due); other messages' MessageId is the native id. `sqs:trace`: AWSTraceHeader.
  *   `sqs:dedup`: the MessageDeduplicationId of a FIFO message. MessageGroupId is the native
  *   groupKey.
+ * - `dlq:*` (a dead letter moved from another queue, lib/queue/ops/dead-letter-forward.ts): not
+ *   shown; `dlq:source` is DeadLetterQueueSourceArn, `dlq:id` the MessageId it keeps (when the
+ *   source message had no `sqs:id`, which travels along).
  */
+import { DEAD_LETTER_ATTRIBUTES } from '../queue/ops/dead-letter-forward.ts';
 import type { Message, MessageInput } from '../queue/types.ts';
 import { base64ToBytes } from './base64.ts';
 import { isBinaryType, type SqsAttributes } from './message-attributes.ts';
@@ -24,6 +28,8 @@ const ID = 'sqs:id';
 const TYPES = 'sqs:types';
 const TRACE = 'sqs:trace';
 const DEDUP = 'sqs:dedup';
+/** The native attributes of a dead letter moved from another queue (never shown as SQS attributes). */
+const DEAD_LETTER_PREFIX = 'dlq:';
 
 /** A message as SendMessage takes it, checked. */
 export interface OutgoingMessage {
@@ -46,6 +52,8 @@ export interface IncomingMessage {
   trace?: string;
   dedupId?: string;
   groupId?: string;
+  /** The queue a dead letter was moved from (the native `dlq:source`). */
+  deadLetterSource?: string;
 }
 
 export function toNative(message: OutgoingMessage): MessageInput {
@@ -94,7 +102,7 @@ export function fromNative(message: Message): IncomingMessage {
   const types = parseTypes(native[TYPES]);
   const attributes: SqsAttributes = {};
   for (const [name, value] of Object.entries(native)) {
-    if (name.startsWith(RESERVED_PREFIX)) continue;
+    if (name.startsWith(RESERVED_PREFIX) || name.startsWith(DEAD_LETTER_PREFIX)) continue;
     const declared = Object.hasOwn(types, name) ? types[name] : undefined;
     let dataType = typeof declared === 'string' ? declared : 'String';
     // A type written by hand that the value does not fit reads as String.
@@ -102,13 +110,16 @@ export function fromNative(message: Message): IncomingMessage {
     setOwn(attributes, name, { dataType, value });
   }
   const out: IncomingMessage = {
-    messageId: native[ID] ?? message.id,
+    // A dead letter moved from another queue keeps the MessageId it had there, as SQS does.
+    messageId: native[ID] ?? native[DEAD_LETTER_ATTRIBUTES.id] ?? message.id,
     body: bodyText(message),
     attributes,
   };
   if (native[TRACE] !== undefined) out.trace = native[TRACE];
   if (native[DEDUP] !== undefined) out.dedupId = native[DEDUP];
   if (message.groupKey !== undefined) out.groupId = message.groupKey;
+  const source = native[DEAD_LETTER_ATTRIBUTES.source];
+  if (source !== undefined) out.deadLetterSource = source;
   return out;
 }
 

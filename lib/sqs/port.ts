@@ -95,8 +95,15 @@ export interface SqsQueuePort {
    * of each metadata attribute, and an action that needs only those need not read the queue.
    */
   readonly keepsMetadata: boolean;
-  /** Creates the queue with `config` (and its consumer group); keeps an existing one as it is. */
-  createQueue(queue: string, config: Partial<QueueConfig>, meta: MetaPatch): Promise<void>;
+  /**
+   * Creates the queue with `config` and `meta` (and its consumer group) unless it exists; an
+   * existing one keeps its config and metadata (it gets the group) and is answered as `existing`.
+   */
+  createQueue(
+    queue: string,
+    config: Partial<QueueConfig>,
+    meta: MetaPatch,
+  ): Promise<{ existing: QueueState | null }>;
   /** Null when the queue does not exist. */
   readQueue(queue: string): Promise<QueueState | null>;
   updateQueue(queue: string, config: Partial<QueueConfig>, meta: MetaPatch): Promise<void>;

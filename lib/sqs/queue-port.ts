@@ -1,19 +1,21 @@
 /**
- * The SQS port over today's QueueService (phase 1 of issue 28). What it cannot do exactly, and how
- * it comes closest, is in docs/sqs-queue-needs.md:
- * - metadata (attributes without a native config field, tags, timestamps) is not stored: setting
- *   one to anything but its default is UnsupportedOperation, and reading answers the defaults;
- * - purging leaves delayed messages;
- * - no queue is any other's dead-letter queue, so there are no message move tasks.
+/**
+ * The SQS port over the QueueService (issue 28). Queue attributes and tags are the queue's
+ * metadata (configure with `meta`, createQueue, describeQueue), purge is the queue's `purge` of the
+ * `sqs` group, a RedrivePolicy's DLQ is the queue's `deadLetterQueue`, sends never create a queue
+ * (`mustExist`), a delete or visibility change is one holder-checked ack or extend (`leaseMs`), and
+ * a receive's VisibilityTimeout and ReceiveRequestAttemptId are the consume's `leaseMs` and
+ * `attemptId`. What it still cannot do exactly is in docs/sqs-queue-needs.md: there are no message
+ * move tasks, and a FIFO receive takes one message per group.
  */
 
 import type { Sleep } from '../api/context.ts';
 import { waitUntilNonEmpty } from '../api/long-poll.ts';
 import type { Clock } from '../clock.ts';
 import { isQueueError, QueueErrorCode } from '../queue/errors.ts';
-import type { QueueService } from '../queue/types.ts';
+import type { QueueDescription, QueueService } from '../queue/types.ts';
 import { queueDoesNotExist, SqsError, SqsErrorCode } from './errors.ts';
-import type { DeliveryRef, MetaPatch, Settled, SqsQueuePort } from './port.ts';
+import type { DeliveryRef, QueueState, Settled, SqsQueuePort } from './port.ts';
 import { SQS_GROUP } from './port.ts';
 import { attemptHolder, newHolder } from './receipt-handle.ts';
 
@@ -26,29 +28,36 @@ export interface QueuePortDeps {
 /** Where the rest of what phase 1 lacks is written down. */
 const NEEDS = 'docs/sqs-queue-needs.md';
 
-function refuseMeta(patch: MetaPatch): void {
-  const attributes = Object.entries(patch.attributes ?? {}).filter(([, value]) => value !== null);
-  if (attributes.length > 0) {
-    const names = attributes.map(([name]) => name).join(', ');
-    throw new SqsError(
-      SqsErrorCode.unsupportedOperation,
-      `This service cannot store ${names} yet (only the defaults are accepted); see ${NEEDS}.`,
-    );
-  }
-  if (Object.values(patch.tags ?? {}).some((value) => value !== null)) {
-    throw new SqsError(
-      SqsErrorCode.unsupportedOperation,
-      `This service cannot store queue tags yet; see ${NEEDS}.`,
-    );
-  }
+/** The queue's description as the SQS layer sees it: timestamps in seconds. */
+function stateOf(description: QueueDescription): QueueState {
+  const { config, meta } = description;
+  return {
+    config,
+    meta: {
+      attributes: meta.attributes,
+      tags: meta.tags,
+      createdAt: Math.floor(meta.createdAt / 1000),
+      lastModifiedAt: Math.floor(meta.lastModifiedAt / 1000),
+    },
+  };
 }
 
 function missingGroup(error: unknown): boolean {
   return isQueueError(error, QueueErrorCode.groupNotFound);
 }
 
+/**
+ * How long this instance reuses a queue's config and metadata it read (sends and receives read
+ * them on every call otherwise). AWS says attribute changes take up to 60 seconds to propagate;
+ * here a change made through another instance shows within this, one made through this instance at
+ * once. Existence does not depend on it: a send into a deleted queue fails in the produce itself.
+ */
+const STATE_TTL_MS = 1000;
+
 export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   const { queue } = deps;
+  const states = new Map<string, { state: QueueState; until: number }>();
+  const forget = (name: string) => states.delete(name);
 
   /** Refs by holder: a holder is one receive's consumer, so each holder's ids go in one call. */
   function byHolder<R extends DeliveryRef>(
@@ -83,22 +92,34 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
   }
 
   const port: SqsQueuePort = {
-    keepsMetadata: false,
+    keepsMetadata: true,
 
     async createQueue(name, config, meta) {
-      refuseMeta(meta);
-      await queue.configure(name, config);
+      forget(name);
+      const made = await queue.createQueue(name, config, { meta });
       await ensureGroup(name);
+      return { existing: made.created ? null : stateOf(made) };
     },
 
     async readQueue(name) {
-      const config = await queue.getConfig(name);
-      return config === null ? null : { config, meta: { attributes: {}, tags: {} } };
+      const now = deps.clock.now();
+      const cached = states.get(name);
+      if (cached !== undefined && cached.until > now) return cached.state;
+      const description = await queue.describeQueue(name);
+      if (description === null) {
+        forget(name);
+        return null;
+      }
+      const state = stateOf(description);
+      if (states.size >= 1000) states.clear();
+      states.set(name, { state, until: now + STATE_TTL_MS });
+      return state;
     },
 
     async updateQueue(name, config, meta) {
-      refuseMeta(meta);
-      if (Object.keys(config).length > 0) await queue.configure(name, config);
+      forget(name);
+      await queue.configure(name, config, { meta });
+      forget(name);
     },
 
     async listQueues() {
@@ -106,21 +127,20 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async deleteQueue(name) {
+      forget(name);
       return queue.deleteQueue(name);
     },
 
     async purgeQueue(name) {
-      // Dropping the group and making it again at the stream's end leaves every entry behind it.
-      // A receive that re-creates the group meanwhile (from the start) is undone by another round.
-      for (let round = 0; round < 5; round++) {
-        try {
-          await queue.deleteGroup(name, SQS_GROUP);
-        } catch (error) {
-          if (!missingGroup(error)) throw error;
-        }
-        if ((await queue.createGroup(name, SQS_GROUP, '$')).created) return;
+      try {
+        await queue.purge(name, SQS_GROUP);
+      } catch (error) {
+        if (!missingGroup(error)) throw error;
+        // A queue made natively, never received over SQS: its group starts at the end, then the
+        // purge drops what it can see (delayed messages, when no native group reads the queue).
+        await queue.createGroup(name, SQS_GROUP, '$');
+        await queue.purge(name, SQS_GROUP);
       }
-      throw new SqsError(SqsErrorCode.serviceUnavailable, 'The purge kept racing receives; try again.');
     },
 
     async counts(name) {
@@ -132,9 +152,13 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
     },
 
     async send(name, messages) {
-      // produce would create a missing queue with default config; SQS answers QueueDoesNotExist.
-      if ((await queue.getConfig(name)) === null) throw queueDoesNotExist();
-      return queue.produce(name, messages);
+      // Never a new queue with native defaults: a queue deleted meanwhile is QueueDoesNotExist.
+      try {
+        return await queue.produce(name, messages, { mustExist: true });
+      } catch (error) {
+        if (isQueueError(error, QueueErrorCode.queueNotFound)) throw queueDoesNotExist();
+        throw error;
+      }
     },
 
     async receive(name, options) {
@@ -246,9 +270,8 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
       return outcome;
     },
 
-    async deadLetterSources() {
-      // No queue here names another as its dead-letter queue (RedrivePolicy needs metadata).
-      return [];
+    async deadLetterSources(name) {
+      return queue.deadLetterSources(name);
     },
 
     async startMove() {

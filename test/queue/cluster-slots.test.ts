@@ -58,8 +58,10 @@ onEveryBackend('cluster slots', (make) => {
     const dead = await queue.listDeadLetters('q', {});
     expect(dead.deadLetters.length).toBeGreaterThan(0);
     await queue.redrive('q', { ids: [dead.deadLetters[0]?.id as string] });
+    await queue.deleteDeadLetters('q', [dead.deadLetters[0]?.id as string]);
     await queue.redrive('q', { all: true });
     await queue.purgeDeadLetters('q');
+    await queue.purge('q', 'other');
     // Growing makes partitions (partition-sync) and raises the count (partitions-grow); every later
     // call runs on one partition's slot at a time.
     await queue.configure('q', { partitions: partitions + 2 });

@@ -102,6 +102,40 @@ onEveryBackend(
       expect((await queue.listDeadLetters('q', {})).deadLetters).toEqual([]);
     });
 
+    it('reads the config record it wrote: no metadata, its creation time, and takes metadata after', async () => {
+      const { queue, clock, keys, client } = make();
+      const old = createScriptRunner(client, keys);
+      await old(release.groupCreate, onGroup, { start: '0', create: 1 });
+      const described = await queue.describeQueue('q');
+      expect(described?.config).toEqual(await queue.getConfig('q'));
+      expect(described?.meta).toMatchObject({ attributes: {}, tags: {} });
+      // That release kept no createdAt: the record's epoch (the backend's TIME at creation) stands in.
+      expect(described?.meta.createdAt).toBeGreaterThan(1_600_000_000_000);
+      expect(described?.meta.lastModifiedAt).toBe(described?.meta.createdAt);
+      clock.advance(1000);
+      await queue.configure(
+        'q',
+        { maxDeliveries: 4 },
+        { meta: { attributes: { A: '1' }, tags: { t: 'v' } } },
+      );
+      expect(await queue.describeQueue('q')).toEqual({
+        config: expect.objectContaining({ maxDeliveries: 4 }),
+        meta: {
+          attributes: { A: '1' },
+          tags: { t: 'v' },
+          createdAt: described?.meta.createdAt,
+          lastModifiedAt: clock.now(),
+        },
+      });
+      // The old produce still serves the queue with metadata in its record.
+      await old(
+        release.produce,
+        { queue: 'q', dedup: [] },
+        { now: clock.now(), config, create: 1, known: 1, keyed: 0, messages: [message('m')] },
+      );
+      expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body)).toEqual(['m']);
+    });
+
     it('keeps grouped messages whole while an instance of that release acks and consumes beside the current code', async () => {
       const { queue, keys, client, clock } = make();
       const old = createScriptRunner(client, keys);

@@ -35,12 +35,15 @@ onEveryBackend(
         await queue.listDeadLetters('q', {});
         await queue.redrive('q', { ids: ['1-1'] });
         await queue.purgeDeadLetters('q');
+        await queue.purge('q', 'g');
+        await queue.describeQueue('q');
+        await queue.produce('q', [{ body: 4 }], { mustExist: true });
         clock.advance(2000);
       };
       await warm();
       calls.length = 0;
       await warm();
-      expect(calls.map((c) => c.command)).toEqual(Array(22).fill('evalsha'));
+      expect(calls.map((c) => c.command)).toEqual(Array(25).fill('evalsha'));
       await queue.sweep();
       calls.length = 0;
       await queue.sweep();
@@ -58,6 +61,7 @@ onEveryBackend(
       // Cache every script involved (a fresh engine has none), on another queue.
       await queue.produce('warm', [{ body: 0 }]);
       await queue.configure('warm', {});
+      await queue.describeQueue('warm');
       await queue.createGroup('warm', 'g', '0');
       calls.length = 0;
       await queue.produce('q', [{ body: 1 }]);
@@ -76,6 +80,20 @@ onEveryBackend(
         'evalsha groupCreate',
       ]);
       expect(await queue.listQueues()).toEqual(['q', 'warm']);
+      // Metadata goes with the config: one call to write it, one to read it, one to create only if missing.
+      calls.length = 0;
+      await queue.configure(
+        'q',
+        { maxDeliveries: 4 },
+        { meta: { attributes: { a: '1' }, tags: { t: '2' } } },
+      );
+      await queue.describeQueue('q');
+      await queue.createQueue('q', { maxDeliveries: 5 }, { meta: { tags: { t: '3' } } });
+      expect(calls.map((c) => `${c.command} ${c.name}`)).toEqual([
+        'evalsha configure',
+        'evalsha configGet',
+        'evalsha configure',
+      ]);
     });
 
     it('deletes a queue with its group names, its keys, then its registry entry', async () => {

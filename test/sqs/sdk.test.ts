@@ -2,8 +2,8 @@
  * The real AWS SDK (@aws-sdk/client-sqs, its MD5 checks on) against the API as `npm start` serves
  * it, on the in-process engine and on real Redis over TCP: every action phase 1 serves, batch
  * partial failures, the long poll, visibility and stale receipt handles, FIFO order and dedup, and
- * the typed errors SDKs raise. What waits for queue-level support is asserted as it answers now
- * (UnsupportedOperation, docs/sqs-queue-needs.md).
+ * the typed errors SDKs raise. Queue metadata, dead-letter queues and move tasks (phase 2) are in
+ * test/sqs/queue-level.test.ts.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -15,19 +15,13 @@ import {
   DeleteQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
-  ListDeadLetterSourceQueuesCommand,
-  ListMessageMoveTasksCommand,
   ListQueuesCommand,
-  ListQueueTagsCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
   type SQSClient,
-  StartMessageMoveTaskCommand,
-  TagQueueCommand,
-  UntagQueueCommand,
 } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, uniqueQueue, useSqsStack } from './support/stack.ts';
@@ -105,6 +99,8 @@ describe.each(backends)('SQS API on $name', (backend) => {
         ApproximateNumberOfMessages: '0',
         ApproximateNumberOfMessagesNotVisible: '0',
         ApproximateNumberOfMessagesDelayed: '0',
+        CreatedTimestamp: expect.stringMatching(/^\d{10}$/),
+        LastModifiedTimestamp: attributes.Attributes?.CreatedTimestamp,
         QueueArn: `arn:aws:sqs:us-east-1:000000000000:${prefix}-a`,
         VisibilityTimeout: '45',
         MessageRetentionPeriod: '345600',
@@ -200,42 +196,6 @@ describe.each(backends)('SQS API on $name', (backend) => {
       expect(elsewhere.name).toBe('QueueDoesNotExist');
       const garbage = await thrown(sqs.send(new PurgeQueueCommand({ QueueUrl: 'not a url' })));
       expect(garbage.name).toBe('InvalidAddress');
-    });
-
-    it('answers what needs queue-level metadata as UnsupportedOperation until the queue keeps it', async () => {
-      const url = await create('meta');
-      const dlq = await create('meta-dlq');
-      const arn = (
-        await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ['QueueArn'] }))
-      ).Attributes?.QueueArn as string;
-      for (const Attributes of [
-        { DelaySeconds: '5' },
-        { ReceiveMessageWaitTimeSeconds: '10' },
-        { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn, maxReceiveCount: 3 }) },
-      ]) {
-        const error = await thrown(sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes })));
-        expect(error.name).toBe('UnsupportedOperation');
-        expect(error.message).toMatch(/docs\/sqs-queue-needs\.md/);
-      }
-      expect((await thrown(sqs.send(new TagQueueCommand({ QueueUrl: url, Tags: { team: 'a' } })))).name).toBe(
-        'UnsupportedOperation',
-      );
-      expect(
-        (
-          await thrown(
-            sqs.send(new CreateQueueCommand({ QueueName: uniqueQueue('tagged'), tags: { team: 'a' } })),
-          )
-        ).name,
-      ).toBe('UnsupportedOperation');
-      await sqs.send(new UntagQueueCommand({ QueueUrl: url, TagKeys: ['team'] }));
-      expect((await sqs.send(new ListQueueTagsCommand({ QueueUrl: url }))).Tags).toBeUndefined();
-      expect((await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq }))).queueUrls).toEqual(
-        [],
-      );
-      const move = await thrown(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arn })));
-      expect(move.name).toBe('InvalidParameterValue');
-      expect(move.message).toBe('Source queue must be configured as a Dead Letter Queue.');
-      expect((await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arn }))).Results).toEqual([]);
     });
   });
 

@@ -156,13 +156,16 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
     return { messages, watch: watchPointOf(watchScope(queue, group), watched) };
   }
 
-  function consumeAt(request: ConsumeRequest, p: number, count: number, answered: number) {
+  async function consumeAt(request: ConsumeRequest, p: number, count: number, answered: number) {
     const { queue, group, consumer, attemptId, leaseMs, maxBytes } = request;
-    return ctx.run(
+    const reply = await ctx.run(
       scripts.consume,
       { queue, partition: p, group, ...(attemptId === '' ? {} : { attempt: { consumer, id: attemptId } }) },
       { consumer, count, now: ctx.now(), leaseMs, maxBytes, answered, config: ctx.scriptDefaults },
     );
+    // Dead letters bound for another queue move there now (rare: no round trip otherwise).
+    if (reply.deadLettered > 0) await ctx.deadLettered(queue);
+    return reply;
   }
 
   /** A call on some messages of a group (by a consumer, when named): the names and ids checked. */
@@ -303,6 +306,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
           ),
         );
         if (reply === ABSENT) continue;
+        if (reply.deadLettered > 0) await ctx.deadLettered(queue);
         partitions = Math.max(partitions, ctx.partitions.learn(queue, reply.partitions, p === 0));
         messages.push(...delivered(reply.messages, p));
         deleted.push(...reply.deleted.map((id) => encodeId(id, p)));

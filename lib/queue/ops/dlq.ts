@@ -11,7 +11,10 @@ import { scripts } from '../scripts.generated.ts';
 import type { QueueService } from '../types.ts';
 import { checkCount, checkId, checkIds, checkName } from '../validate.ts';
 
-export type DeadLetterOps = Pick<QueueService, 'listDeadLetters' | 'redrive' | 'purgeDeadLetters'>;
+export type DeadLetterOps = Pick<
+  QueueService,
+  'listDeadLetters' | 'redrive' | 'purgeDeadLetters' | 'deleteDeadLetters'
+>;
 
 /** Dead letters a redrive-all moves per call. */
 const REDRIVE_BATCH = 1000;
@@ -67,6 +70,14 @@ export function createDeadLetterOps(ctx: QueueContext): DeadLetterOps {
         ctx.run(scripts.redrive, { queue, partition: p }, { mode: 'ids', limit: 0, ids: raw }),
       );
       return parts.reduce((sum, part) => sum + part.result.redriven, 0);
+    },
+
+    async deleteDeadLetters(queue, ids) {
+      checkName('queue', queue);
+      const parts = await byIdPartition(ctx, queue, checkIds(ids), (p, raw) =>
+        ctx.run(scripts.dlqDelete, { queue, partition: p }, { ids: raw }),
+      );
+      return parts.reduce((sum, part) => sum + part.result.deleted, 0);
     },
 
     async purgeDeadLetters(queue) {

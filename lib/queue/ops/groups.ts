@@ -10,7 +10,7 @@ import { scripts } from '../scripts.generated.ts';
 import type { QueueService } from '../types.ts';
 import { checkGroupStart, checkName } from '../validate.ts';
 
-export type GroupOps = Pick<QueueService, 'createGroup' | 'deleteGroup'>;
+export type GroupOps = Pick<QueueService, 'createGroup' | 'deleteGroup' | 'purge'>;
 
 export function createGroupOps(ctx: QueueContext): GroupOps {
   return {
@@ -42,6 +42,15 @@ export function createGroupOps(ctx: QueueContext): GroupOps {
       );
       ctx.groups.remove(queue, group);
       return (parts[0] as (typeof parts)[number]).result.deleted;
+    },
+
+    async purge(queue, group) {
+      checkName('queue', queue);
+      checkName('group', group);
+      const parts = await everyPartition(ctx, queue, (p) =>
+        ctx.run(scripts.groupPurge, { queue, partition: p, group }, {}),
+      );
+      return parts.reduce((total, { result }) => total + result.purged, 0);
     },
   };
 }

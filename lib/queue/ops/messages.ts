@@ -83,6 +83,7 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
     p: number,
     batch: Batch,
     partitions: number,
+    mustExist: boolean,
   ): Promise<number[]> {
     const dedup: string[] = [];
     const messages = batch.indexes.map((i) => {
@@ -105,7 +106,7 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
         {
           now: ctx.now(),
           config: ctx.scriptDefaults,
-          create: p === 0 ? ctx.defaults.partitions : 0,
+          create: p === 0 && !mustExist ? ctx.defaults.partitions : 0,
           known: partitions,
           keyed: batch.keyed ? 1 : 0,
           messages,
@@ -134,8 +135,9 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
   }
 
   return {
-    async produce(queue, input) {
+    async produce(queue, input, options) {
       checkName('queue', queue);
+      const mustExist = options?.mustExist === true;
       const encoded = encodeMessages(input, ctx.limits);
       const ids: string[] = new Array(encoded.length);
       let waiting = encoded.map((_, i) => i);
@@ -147,7 +149,7 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
         const spread = partitions > 1 ? ctx.rotate(queue) % partitions : 0;
         const routed = route(encoded, waiting, partitions, spread);
         const again = await Promise.all(
-          [...routed].map(([p, batch]) => produceBatch(queue, encoded, ids, p, batch, partitions)),
+          [...routed].map(([p, batch]) => produceBatch(queue, encoded, ids, p, batch, partitions, mustExist)),
         );
         waiting = again.flat().sort((a, b) => a - b);
       }

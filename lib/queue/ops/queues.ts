@@ -4,6 +4,7 @@
  */
 import { configFromStored } from '../config.ts';
 import type { QueueContext } from '../context.ts';
+import { QueueError, QueueErrorCode } from '../errors.ts';
 import { everyPartition } from '../partitions/fan-out.ts';
 import { compareIds, encodeId } from '../partitions/ids.ts';
 import {
@@ -17,33 +18,118 @@ import {
   unregister,
 } from '../partitions/lifecycle.ts';
 import { type StatsReply, scripts } from '../scripts.generated.ts';
-import type { GroupStats, QueueService, QueueStats } from '../types.ts';
-import { checkConfigPatch, checkName } from '../validate.ts';
+import type {
+  GroupStats,
+  QueueConfig,
+  QueueMeta,
+  QueueMetaPatch,
+  QueueService,
+  QueueStats,
+} from '../types.ts';
+import { checkConfigPatch, checkMetaPatch, checkName } from '../validate.ts';
 
-export type QueueOps = Pick<QueueService, 'configure' | 'getConfig' | 'listQueues' | 'deleteQueue' | 'stats'>;
+export type QueueOps = Pick<
+  QueueService,
+  | 'configure'
+  | 'createQueue'
+  | 'getConfig'
+  | 'describeQueue'
+  | 'listQueues'
+  | 'deleteQueue'
+  | 'stats'
+  | 'deadLetterSources'
+>;
+
+/** A metadata patch as the configure script takes it: false removes an entry (cjson's null is truthy). */
+function scriptMeta(meta: QueueMetaPatch): {
+  attributes: Record<string, string | false>;
+  tags: Record<string, string | false>;
+} {
+  const convert = (map: Record<string, string | null> | undefined) =>
+    Object.fromEntries(
+      Object.entries(map ?? {}).map(([name, value]): [string, string | false] => [name, value ?? false]),
+    );
+  return { attributes: convert(meta.attributes), tags: convert(meta.tags) };
+}
+
+/**
+ * The metadata in a stored record: `attr:` and `tag:` fields, `createdAt` (a queue created before
+ * it was kept: the time its record was made, the `epoch`) and `modifiedAt`.
+ */
+export function metaFromStored(flat: readonly string[]): QueueMeta {
+  const attributes: Record<string, string> = {};
+  const tags: Record<string, string> = {};
+  let createdAt: number | undefined;
+  let epoch = 0;
+  let modifiedAt: number | undefined;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const name = flat[i] as string;
+    const value = flat[i + 1] as string;
+    if (name.startsWith('attr:')) attributes[name.slice(5)] = value;
+    else if (name.startsWith('tag:')) tags[name.slice(4)] = value;
+    else if (name === 'createdAt') createdAt = Number(value) || undefined;
+    else if (name === 'modifiedAt') modifiedAt = Number(value) || undefined;
+    else if (name === 'epoch') epoch = Math.floor(Number(value) * 1000) || 0;
+  }
+  const created = createdAt ?? epoch;
+  return { attributes, tags, createdAt: created, lastModifiedAt: modifiedAt ?? created };
+}
 
 export function createQueueOps(ctx: QueueContext): QueueOps {
+  async function write(
+    queue: string,
+    patch: Partial<QueueConfig>,
+    meta: unknown,
+    createOnly: boolean,
+  ): Promise<{ config: QueueConfig; record: readonly string[]; created: boolean }> {
+    checkName('queue', queue);
+    const { partitions: asked, ...fields } = checkConfigPatch(patch);
+    if (fields.deadLetterQueue === queue) {
+      throw new QueueError(QueueErrorCode.invalidArgument, 'deadLetterQueue must name another queue', {
+        deadLetterQueue: queue,
+      });
+    }
+    const metaPatch = scriptMeta(checkMetaPatch(meta));
+    const reply = await ctx.run(
+      scripts.configure,
+      { queue },
+      {
+        patch: fields,
+        create: asked ?? ctx.defaults.partitions,
+        grow: asked ?? 0,
+        meta: metaPatch,
+        createOnly: createOnly ? 1 : 0,
+        now: ctx.now(),
+      },
+    );
+    const stored = ctx.partitions.learn(queue, reply.partitions, true);
+    ctx.groups.setAll(queue, reply.groups);
+    const base: PartitionBase = { record: reply.record, groups: reply.groups };
+    const changed = !createOnly || reply.created;
+    if (reply.unregistered) {
+      await register(ctx, queue, true, stored, base);
+    } else if (changed && Object.keys(fields).length > 0) {
+      // Copies of the new overrides (a copy takes only a newer version, so racing configures converge).
+      await syncPartitions(ctx, queue, range(1, stored), stored, base, []);
+    }
+    let partitions = stored;
+    if (changed && asked !== undefined && asked > stored)
+      partitions = await grow(ctx, queue, stored, asked, base);
+    return {
+      config: { ...configFromStored(reply.record, ctx.defaults), partitions },
+      record: reply.record,
+      created: reply.created,
+    };
+  }
+
   return {
-    async configure(queue, patch) {
-      checkName('queue', queue);
-      const { partitions: asked, ...fields } = checkConfigPatch(patch);
-      const reply = await ctx.run(
-        scripts.configure,
-        { queue },
-        { patch: fields, create: asked ?? ctx.defaults.partitions, grow: asked ?? 0 },
-      );
-      const stored = ctx.partitions.learn(queue, reply.partitions, true);
-      ctx.groups.setAll(queue, reply.groups);
-      const base: PartitionBase = { record: reply.record, groups: reply.groups };
-      if (reply.unregistered) {
-        await register(ctx, queue, true, stored, base);
-      } else if (Object.keys(fields).length > 0) {
-        // Copies of the new overrides (a copy takes only a newer version, so racing configures converge).
-        await syncPartitions(ctx, queue, range(1, stored), stored, base, []);
-      }
-      let partitions = stored;
-      if (asked !== undefined && asked > stored) partitions = await grow(ctx, queue, stored, asked, base);
-      return { ...configFromStored(reply.record, ctx.defaults), partitions };
+    async configure(queue, patch, options) {
+      return (await write(queue, patch, options?.meta, false)).config;
+    },
+
+    async createQueue(queue, patch, options) {
+      const { config, record, created } = await write(queue, patch, options?.meta, true);
+      return { config, meta: metaFromStored(record), created };
     },
 
     async getConfig(queue) {
@@ -52,6 +138,26 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
       if (!exists) return null;
       ctx.partitions.learn(queue, recordPartitions(record), true);
       return configFromStored(record, ctx.defaults);
+    },
+
+    async describeQueue(queue) {
+      checkName('queue', queue);
+      const { exists, record } = await ctx.run(scripts.configGet, { queue }, {});
+      if (!exists) return null;
+      ctx.partitions.learn(queue, recordPartitions(record), true);
+      return { config: configFromStored(record, ctx.defaults), meta: metaFromStored(record) };
+    },
+
+    async deadLetterSources(queue) {
+      checkName('queue', queue);
+      const names = (await ctx.run(scripts.queues, {}, {})).names.filter((name) => name !== queue);
+      const configs = await Promise.all(
+        names.map(async (name) => {
+          const { exists, record } = await ctx.run(scripts.configGet, { queue: name }, {});
+          return exists ? configFromStored(record, ctx.defaults) : null;
+        }),
+      );
+      return names.filter((_, i) => configs[i]?.deadLetterQueue === queue).sort();
     },
 
     async listQueues() {

@@ -134,6 +134,8 @@ function tally(run: SweepRun, queue: string, step: SweepQueueReply): void {
 async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from: number): Promise<boolean> {
   const { partitions, names, schedules } = await readGroups(ctx, queue);
   if (from === 0) await fireDue(ctx, run, queue, schedules);
+  let forward = false;
+  const moveDeadLetters = () => (forward ? ctx.deadLettered(queue) : undefined);
   for (let p = from; p < partitions; p++) {
     if (p > from && outOfBudget(ctx, run)) {
       stopAt(run, queue, p);
@@ -145,6 +147,8 @@ async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from:
       { now: ctx.now(), budget: run.budget, config: ctx.scriptDefaults },
     );
     tally(run, queue, step);
+    // Dead letters bound for another queue (just dead-lettered, or left by a move cut short).
+    forward ||= step.forward;
     if (!step.exists && p === 0) {
       run.gone.push(queue);
       return true;
@@ -162,9 +166,11 @@ async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from:
     }
     if (!step.done) {
       stopAt(run, queue, p);
+      await moveDeadLetters();
       return false;
     }
   }
+  await moveDeadLetters();
   return true;
 }
 

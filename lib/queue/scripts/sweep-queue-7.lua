@@ -22,9 +22,10 @@
 -- ARGV: now: int, budget: int, config: json, ...groups
 --   (groups: the partition's groups; other groups are answered as GROUPS)
 -- Returns: deadLettered: int, promoted: int, deletedReferences: int, consumersRemoved: int,
---   trimmed: int, work: int, done: flag, exists: flag, partitions: int
+--   trimmed: int, work: int, done: flag, exists: flag, partitions: int, forward: flag
 --   (exists is 0 when the partition has no config record: on partition 0, the queue was deleted
---   and the service unregisters it)
+--   and the service unregisters it; forward is 1 when the queue names a deadLetterQueue and this
+--   partition holds dead letters, which the service then moves there)
 -- The sweep cursor lives in the registry's slot; the service updates it with sweep-finish.
 -- @include clear-head
 -- @include config
@@ -296,4 +297,5 @@ return {
   done.all and 1 or 0,
   exists,
   stored_partitions(keys.config),
+  (cfg.deadLetterQueue ~= '' and redis.call('XLEN', keys.dlq) > 0) and 1 or 0,
 }

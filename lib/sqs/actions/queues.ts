@@ -22,7 +22,11 @@ import { checkTags } from './tags.ts';
 /** A RedrivePolicy's dead-letter queue: this account's, existing, of the same type, not itself. */
 async function checkRedrive(parsed: ParsedAttributes, queue: string, context: ActionContext): Promise<void> {
   const policy = parsed.redrive;
-  if (policy === undefined || policy === null) return;
+  if (policy === undefined) return;
+  if (policy === null) {
+    parsed.config.deadLetterQueue = '';
+    return;
+  }
   const reject = (reason: string) =>
     new SqsError(
       SqsErrorCode.invalidParameterValue,
@@ -35,6 +39,8 @@ async function checkRedrive(parsed: ParsedAttributes, queue: string, context: Ac
   if (isFifoName(target) !== isFifoName(queue)) {
     throw reject('Dead-letter queue must be same type of queue as the source.');
   }
+  // Dead letters move into that queue (lib/queue/ops/dead-letter-forward.ts).
+  parsed.config.deadLetterQueue = target;
 }
 
 const createQueue: Action = {
@@ -54,19 +60,6 @@ const createQueue: Action = {
     const tags = checkTags(stringMap(input, 'tags'));
     await checkRedrive(parsed, name, context);
     const url = queueUrl(context.endpoint, name);
-    const state = await context.port.readQueue(name);
-    if (state !== null) {
-      const differs = differingAttribute(parsed, state, context.endpoint, name, fifo);
-      if (differs !== undefined) {
-        throw new SqsError(
-          SqsErrorCode.queueNameExists,
-          `A queue already exists with the same name and a different value for attribute ${differs}`,
-        );
-      }
-      // A queue made natively gets its consumer group; its config stays as it is.
-      await context.port.createQueue(name, {}, {});
-      return { QueueUrl: url };
-    }
     const config = {
       ...SQS_QUEUE_BASE,
       ...(fifo ? FIFO_QUEUE_BASE : {}),
@@ -75,7 +68,21 @@ const createQueue: Action = {
       ...parsed.config,
     };
     const stored = Object.fromEntries(Object.entries(parsed.meta.attributes).filter(([, v]) => v !== null));
-    await context.port.createQueue(name, config, { attributes: stored, tags: tags ?? {} });
+    // Created only if missing, in one step: an existing queue (a native one gets its group) is
+    // compared with the attributes given instead.
+    const { existing: state } = await context.port.createQueue(name, config, {
+      attributes: stored,
+      tags: tags ?? {},
+    });
+    if (state !== null) {
+      const differs = differingAttribute(parsed, state, context.endpoint, name, fifo);
+      if (differs !== undefined) {
+        throw new SqsError(
+          SqsErrorCode.queueNameExists,
+          `A queue already exists with the same name and a different value for attribute ${differs}`,
+        );
+      }
+    }
     return { QueueUrl: url };
   },
 };

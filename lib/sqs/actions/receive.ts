@@ -9,7 +9,7 @@ import { fromNative, sequenceNumber } from '../message-codec.ts';
 import { optionalInt, optionalString, stringList } from '../params.ts';
 import type { ReceiveOptions } from '../port.ts';
 import { queueSetting } from '../queue-attributes.ts';
-import { isFifoName } from '../queue-names.ts';
+import { isFifoName, queueArn } from '../queue-names.ts';
 import { encodeReceiptHandle } from '../receipt-handle.ts';
 import { TOKEN_PATTERN } from './send.ts';
 
@@ -33,6 +33,8 @@ interface Rendering {
   system: ReadonlySet<string>;
   attributeNames: readonly string[];
   accountId: string;
+  /** The ARN of a queue (DeadLetterQueueSourceArn). */
+  arnOf: (queue: string) => string;
   fifo: boolean;
   now: number;
 }
@@ -64,6 +66,10 @@ function render(message: Message, r: Rendering): Output {
   put('MessageDeduplicationId', incoming.dedupId);
   put('MessageGroupId', incoming.groupId);
   put('AWSTraceHeader', incoming.trace);
+  put(
+    'DeadLetterQueueSourceArn',
+    incoming.deadLetterSource === undefined ? undefined : r.arnOf(incoming.deadLetterSource),
+  );
   if (Object.keys(attributes).length > 0) out.Attributes = attributes;
   const selected = selectAttributes(incoming.attributes, r.attributeNames);
   if (selected !== undefined) {
@@ -125,6 +131,7 @@ const receiveMessage: Action = {
       system,
       attributeNames,
       accountId: context.endpoint.accountId,
+      arnOf: (name) => queueArn(context.endpoint, name),
       fifo: isFifoName(queue),
       now: context.clock.now(),
     };

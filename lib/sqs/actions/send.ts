@@ -105,6 +105,11 @@ async function prepare(
     dedupId,
     messageId,
   });
+  if (fifo && dedupId !== undefined && queueSetting(state, 'DeduplicationScope') === 'messageGroup') {
+    // Deduplication within the message group: the native dedup id names the group too (a hash, as
+    // both tokens together may pass the native 256-character limit; neither contains a newline).
+    input.dedupId = await sha256Hex(`${groupId}\n${dedupId}`);
+  }
   const stored = nativeSize(input);
   if (stored > context.limits.maxMessageBytes) {
     throw new SqsError(

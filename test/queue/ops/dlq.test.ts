@@ -82,4 +82,68 @@ onEveryBackend('dead letters', (make) => {
     expect(await queue.purgeDeadLetters('q')).toBe(1);
     expect(await raw("return redis.call('EXISTS', KEYS[1])", [keys.dlqIndex])).toBe(0);
   });
+
+  it('moves dead letters into the queue deadLetterQueue names, with where they came from, once', async () => {
+    const { queue, clock } = make();
+    await queue.configure('src', { maxDeliveries: 1, visibilityTimeoutMs: 1000, deadLetterQueue: 'target' });
+    await queue.createGroup('target', 'g', '0');
+    await queue.createGroup('src', 'g', '0');
+    const [id] = await queue.produce('src', [{ body: { n: 1 }, attributes: { a: 'b' }, groupKey: 'k' }]);
+    const enqueuedAt = clock.now();
+    await queue.consume('src', 'g', 'c', 10);
+    clock.advance(1500);
+    // The second delivery would pass maxDeliveries: dead-lettered, then moved by the same consume.
+    expect(await queue.consume('src', 'g', 'c', 10)).toEqual([]);
+    expect((await queue.listDeadLetters('src', {})).deadLetters).toEqual([]);
+    const [got] = await queue.consume('target', 'g', 'c', 10);
+    expect(got).toMatchObject({
+      body: { n: 1 },
+      groupKey: 'k',
+      deliveries: 1,
+      attributes: {
+        a: 'b',
+        'dlq:source': 'src',
+        'dlq:id': id,
+        'dlq:enqueuedAt': String(enqueuedAt),
+        'dlq:deliveries': '1',
+        'dlq:reason': 'maxDeliveries',
+      },
+    });
+    expect(await queue.deadLetterSources('target')).toEqual(['src']);
+    expect(await queue.deadLetterSources('src')).toEqual([]);
+    const self = await queue.configure('src', { deadLetterQueue: 'src' }).catch((e) => e);
+    expect(self.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('keeps dead letters while the target does not exist, and the sweep moves them once it does', async () => {
+    const { queue, clock } = make();
+    await queue.configure('src', { messageTtlMs: 1000, deadLetterQueue: 'later' });
+    await queue.createGroup('src', 'g', '0');
+    await queue.produce('src', [{ body: 1 }, { body: 2 }]);
+    clock.advance(2000);
+    await queue.sweep();
+    const kept = (await queue.listDeadLetters('src', {})).deadLetters;
+    expect(kept.map((d) => [d.body, d.reason])).toEqual([
+      [1, 'expired'],
+      [2, 'expired'],
+    ]);
+    expect(await queue.getConfig('later')).toBeNull();
+    await queue.createGroup('later', 'g', '0');
+    await queue.sweep();
+    expect((await queue.listDeadLetters('src', {})).deadLetters).toEqual([]);
+    const moved = await queue.consume('later', 'g', 'c', 10);
+    expect(moved.map((m) => [m.body, m.attributes['dlq:reason']]).sort()).toEqual([
+      [1, 'expired'],
+      [2, 'expired'],
+    ]);
+    // A repeated move (cut off before the delete) adds nothing: the dedup id is the dead letter's.
+    expect(
+      await queue.deleteDeadLetters(
+        'src',
+        kept.map((d) => d.id),
+      ),
+    ).toBe(0);
+    await queue.produce('later', [{ body: 1, dedupId: `dlq:src:${kept[0]?.id}` }]);
+    expect(await queue.consume('later', 'g', 'c2', 10)).toEqual([]);
+  });
 });

@@ -29,6 +29,30 @@ onEveryBackend('messages', (make) => {
     expect((await queue.stats('q')).delayed).toBe(0);
   });
 
+  it('produces into an existing queue only with mustExist, writing nothing otherwise', async () => {
+    const { queue, another } = make();
+    const error = await queue.produce('q', [{ body: 1 }], { mustExist: true }).catch((e) => e);
+    expect(error.code).toBe('QUEUE_NOT_FOUND');
+    expect(await queue.getConfig('q')).toBeNull();
+    expect(await queue.listQueues()).toEqual([]);
+    await queue.createGroup('q', 'g', '0');
+    const [id] = await queue.produce('q', [{ body: 1 }, { body: 2, partitionKey: 'k' }], { mustExist: true });
+    expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body).sort()).toEqual([1, 2]);
+    expect(id).toBeDefined();
+    // An instance that knew the queue (and its partitions) finds it deleted since.
+    const other = another();
+    await other.produce('q', [{ body: 3 }]);
+    await queue.deleteQueue('q');
+    const gone = await other
+      .produce('q', [{ body: 4 }, { body: 5, partitionKey: 'x' }, { body: 6, dedupId: 'd' }], {
+        mustExist: true,
+      })
+      .catch((e) => e);
+    expect(gone.code).toBe('QUEUE_NOT_FOUND');
+    expect(await queue.getConfig('q')).toBeNull();
+    expect(await queue.listQueues()).toEqual([]);
+  });
+
   it('answers a repeated dedupId within the window with the first id and adds nothing', async () => {
     const { queue, clock } = make();
     await queue.configure('q', { dedupWindowMs: 60_000 });
