@@ -185,9 +185,22 @@ onEveryBackend('waking a waiting consumer (issue 18)', (make) => {
   it('lets many waiters of one group in one process share one blocking read', async () => {
     const h = await setup();
     const before = h.calls.length;
-    const polls = Array.from({ length: 20 }, (_, i) => longPoll(h.queue, `c${i}`, 600));
-    await pause(150);
-    const reading = h.calls.slice(before).filter((c) => c.command === 'xread').length;
+    const polls = Array.from({ length: 20 }, (_, i) => longPoll(h.queue, `c${i}`, 10_000));
+    // Should an assertion below fail, the waiters' later failures are this test's, not unhandled.
+    for (const poll of polls) poll.catch(() => {});
+    // From the event, not a fixed pause (a loaded machine is slow): every waiter has looked at each
+    // partition and the read has begun.
+    const first = () => h.calls.slice(before);
+    const deadline = performance.now() + 10_000;
+    while (
+      performance.now() < deadline &&
+      (first().filter((c) => c.name === 'consume').length < 20 * h.partitions ||
+        !first().some((c) => c.command === 'xread'))
+    ) {
+      await pause(10);
+    }
+    expect(first().filter((c) => c.name === 'consume')).toHaveLength(20 * h.partitions);
+    const reading = first().filter((c) => c.command === 'xread').length;
     expect(reading).toBe(1);
     await h.queue.produce('q', [{ body: 'one' }]);
     const got = (await Promise.all(polls)).flat();

@@ -61,13 +61,15 @@ describe.each(backends)('SQS endpoint on $name', (backend) => {
           .QueueUrl,
       ).toBe(queueUrl);
       await producer.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'scoped' }));
+      // One call at a time: a call started before the previous one's refusal was awaited would be a
+      // rejection without a handler for as long as that takes.
       for (const call of [
-        producer.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })),
-        producer.send(new CreateQueueCommand({ QueueName: uniqueQueue('nope') })),
-        consumer.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' })),
-        consumer.send(new CreateQueueCommand({ QueueName: uniqueQueue('nope') })),
+        () => producer.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })),
+        () => producer.send(new CreateQueueCommand({ QueueName: uniqueQueue('nope') })),
+        () => consumer.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' })),
+        () => consumer.send(new CreateQueueCommand({ QueueName: uniqueQueue('nope') })),
       ]) {
-        const denied = await thrown(call);
+        const denied = await thrown(call());
         expect(denied.name).toBe('AccessDenied');
         expect(denied.$metadata.httpStatusCode).toBe(403);
       }
