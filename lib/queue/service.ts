@@ -9,6 +9,7 @@
  * operation reaches them: lib/queue/partitions/.
  */
 import { createQueueContext, type QueueServiceOptions } from './context.ts';
+import { createCancelOps } from './ops/cancel.ts';
 import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';
@@ -31,6 +32,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   return {
     ...createQueueOps(ctx),
     ...createMessageOps(ctx),
+    ...createCancelOps(ctx),
     ...createGroupOps(ctx),
     ...createDeliveryOps(ctx),
     ...createDeadLetterOps(ctx),

@@ -14,6 +14,7 @@ import { scripts } from '../scripts.generated.ts';
 import type { Message, PendingEntry, PendingSummary, QueueService } from '../types.ts';
 import { checkBound, checkCount, checkId, checkIds, checkInt, checkName } from '../validate.ts';
 import { type WatchedPartition, type WatchPoint, watchPointOf } from '../watch.ts';
+import { cancelledOf } from './cancel.ts';
 
 export type DeliveryOps = Pick<
   QueueService,
@@ -184,17 +185,18 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       const cursors = new Map(parts.map(({ p, result }) => [p, { extended: result.extended, at: 0 }]));
       const extended: string[] = [];
       const lost: string[] = [];
+      const cancelled = cancelledOf(held.ids, parts);
       for (const id of held.ids) {
         const { raw, partition } = decodeId(id);
         const part = cursors.get(partition);
         if (part !== undefined && part.extended[part.at] === raw) {
           part.at++;
           extended.push(id);
-        } else {
+        } else if (!cancelled.includes(id)) {
           lost.push(id);
         }
       }
-      return { extended, lost };
+      return { extended, lost, cancelled };
     },
 
     async reclaim(queue, group, consumer, options) {

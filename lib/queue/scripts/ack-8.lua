@@ -66,6 +66,7 @@ end
 local nacks = {}
 for i, id in ipairs(unique) do
   nacks[i] = 'n:' .. id
+  nacks[#unique + i] = 'c:' .. id
 end
 redis.call('ZREM', keys.lease, unpack(unique))
 redis.call('HDEL', keys.meta, unpack(nacks))

@@ -1,9 +1,11 @@
 -- extend: renews the lease of messages this consumer still holds; reports the ones it lost
--- (taken by another consumer, acked, nacked or dead-lettered).
+-- (taken by another consumer, acked, nacked or dead-lettered) and the ones cancelled (cancelMessage)
+-- while it held them (their leases are not renewed).
 -- KEYS: stream, config, lease, meta
 -- ARGV: group, consumer, now: int, config: json, ...ids
--- Returns: extended: string[], lost: string[]
+-- Returns: extended: string[], lost: string[], cancelled: string[]
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
+-- @include cancel
 -- @include config
 -- @include group-exists
 -- @include int
@@ -14,10 +16,12 @@ if not group_exists(stream, group) then
 end
 local cfg = load_config(keys.config, args.config)
 local expires = int(args.now + cfg.visibilityTimeoutMs)
-local extended, lost = {}, {}
+local extended, lost, cancelled = {}, {}, {}
 for _, id in ipairs(args.ids) do
   local mine = #redis.call('XPENDING', stream, group, id, id, '1', consumer) > 0
-  if mine and not redis.call('HGET', meta, 'n:' .. id) then
+  if mine and cancel_marked(meta, id) then
+    cancelled[#cancelled + 1] = id
+  elseif mine and not redis.call('HGET', meta, 'n:' .. id) then
     redis.call('ZADD', lease, expires, id)
     extended[#extended + 1] = id
   else
@@ -25,4 +29,4 @@ for _, id in ipairs(args.ids) do
   end
 end
 redis.call('HSET', meta, 's:' .. consumer, int(args.now))
-return { 'ok', extended, lost }
+return { 'ok', extended, lost, cancelled }
