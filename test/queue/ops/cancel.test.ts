@@ -169,4 +169,18 @@ onEveryBackend('cancel', (make) => {
     clock.advance(VT + 1);
     expect((await queue.consume('q', 'g', 'c', 5)).map((m) => m.id)).toEqual([fifth]);
   });
+
+  it('forgets what it cancelled when the queue is deleted', async () => {
+    const { queue } = make();
+    await queue.createGroup('q', 'g', '0');
+    const [a] = await queue.produce('q', [{ body: 'a' }]);
+    await queue.cancelMessage('q', a as string);
+    expect((await queue.getMessage('q', a as string))?.state).toBe('cancelled');
+    expect(await queue.deleteQueue('q')).toBe(true);
+    // On the injected clock the new stream may reuse the old id: then it is the new message.
+    await queue.produce('q', [{ body: 'again' }]);
+    const lookup = await queue.getMessage('q', a as string);
+    expect(lookup === null || (lookup.state === 'stream' && lookup.body === 'again')).toBe(true);
+    expect((await queue.cancelMessage('q', a as string))?.alreadyCancelled ?? false).toBe(false);
+  });
 });
