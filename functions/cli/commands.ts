@@ -25,6 +25,7 @@ import {
   UsageError,
   type Values,
 } from './args.ts';
+import { cancelCommands } from './cancel.ts';
 import { duration, progressLine, table } from './format.ts';
 import { COMMANDS, helpFor, USAGE } from './help.ts';
 
@@ -261,7 +262,7 @@ async function sweep(client: QueueClient, _args: string[], values: Values, io: I
   );
 }
 
-const commands = { produce, consume, tail, stats, dlq, sweep, ...adminCommands } as const;
+const commands = { produce, consume, tail, stats, dlq, sweep, ...adminCommands, ...cancelCommands } as const;
 
 /** A network failure before anything was sent (refused, no such host): no use trying again at once. */
 const nothingSent = (error: QueueApiError) =>

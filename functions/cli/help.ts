@@ -11,6 +11,7 @@ Messages
   produce <queue> [<json-body>]       produce one message, or JSON lines read from stdin
   consume <queue> <group> [--ack]     print up to --count messages as JSON lines
   tail <queue> [--from ID | --all]    print messages as they are produced
+  cancel <queue> <id>...              cancel messages: never delivered (again)
 Queues and groups
   stats [<queue>] [--json]            queues, their groups, pending, lag and dead letters
   queue create <queue> [field=value]...
@@ -118,6 +119,12 @@ Puts the dead letters named (or all of them) back into the queue as new messages
   'dlq purge': `esq dlq purge <queue> [--yes]
 
 Deletes every dead letter of the queue. Asks first on a terminal; anywhere else it needs --yes.`,
+  cancel: `esq cancel <queue> <id>...
+
+Cancels each message (an id or a delayed-<n> token) for every group: a waiting or delayed one is
+never delivered; one in flight is not delivered again, and its worker's handler signal aborts at
+its next heartbeat. A second cancel of an id says it was already cancelled. Needs a produce token.
+Exits 1 when an id is unknown (each one is named on stderr).`,
   sweep: `esq sweep [--json]
 
 Runs the sweep now, as the cron does: dead-letters messages past maxDeliveries, delivers due

@@ -10,6 +10,7 @@ import type {
   AckRequest,
   AckResult,
   BrowseRange,
+  CancelResult,
   ConsumeOptions,
   DeadLetterPage,
   Deleted,
@@ -68,6 +69,7 @@ export const operations = {
   produceMessages: { method: 'post', path: `${queue}/messages` },
   browseMessages: { method: 'get', path: `${queue}/messages` },
   getMessage: { method: 'get', path: `${queue}/messages/{id}` },
+  cancelMessage: { method: 'delete', path: `${queue}/messages/{id}` },
   createGroup: { method: 'put', path: group },
   deleteGroup: { method: 'delete', path: group },
   pauseGroup: { method: 'post', path: `${group}/pause` },
@@ -103,6 +105,7 @@ export interface OperationTypes {
   produceMessages: { body: ProduceRequest; answer: ProduceResult };
   browseMessages: { query: BrowseRange; answer: MessageList };
   getMessage: { answer: MessageLookup };
+  cancelMessage: { answer: CancelResult };
   createGroup: { body: GroupCreateOptions; answer: GroupCreated };
   deleteGroup: { answer: Deleted };
   pauseGroup: { answer: GroupPaused };

@@ -300,8 +300,24 @@ export const NackBody = z
 export const NackResult = z.object({ requeued: z.number().int() }).openapi('NackResult');
 export const ExtendBody = z.object({ consumer: ConsumerName, ids: Ids }).strict().openapi('ExtendRequest');
 export const ExtendResult = z
-  .object({ extended: z.array(z.string()), lost: z.array(z.string()) })
+  .object({
+    extended: z.array(z.string()),
+    lost: z.array(z.string()),
+    cancelled: z.array(z.string()).openapi({
+      description:
+        'Ids this consumer holds that were cancelled (cancelMessage): not extended; stop working on them and ack them',
+    }),
+  })
   .openapi('ExtendResult');
+export const CancelResultSchema = z
+  .object({
+    id: z.string(),
+    alreadyCancelled: z.boolean().openapi({ description: 'It was cancelled before; nothing changed' }),
+    inFlight: z.number().int().openapi({
+      description: 'How many groups held it in flight (their holders learn it from extend, in `cancelled`)',
+    }),
+  })
+  .openapi('CancelResult');
 export const ReclaimBody = z
   .object({
     consumer: ConsumerName,
@@ -397,9 +413,9 @@ export const MessageGroupStateSchema = z
 export const MessageLookupSchema = z
   .object({
     id: z.string(),
-    state: z.enum(['delayed', 'stream', 'dead-lettered']).openapi({
+    state: z.enum(['delayed', 'stream', 'dead-lettered', 'cancelled']).openapi({
       description:
-        'delayed: waiting for its delay (deliverAt); stream: in the stream (groups); dead-lettered: no longer in the stream but in the DLQ (deadLetters), or the id is a dead letter id',
+        'delayed: waiting for its delay (deliverAt); stream: in the stream (groups); dead-lettered: no longer in the stream but in the DLQ (deadLetters), or the id is a dead letter id; cancelled: cancelled at cancelledAt (cancelMessage), never delivered again',
     }),
     body: z.unknown(),
     attributes: z.record(z.string(), z.string()),
@@ -407,6 +423,7 @@ export const MessageLookupSchema = z
     groupKey: z.string().optional(),
     fields: z.record(z.string(), z.string()).optional(),
     deliverAt: z.number().int().optional(),
+    cancelledAt: z.number().int().optional(),
     groups: z.array(MessageGroupStateSchema),
     deadLetters: z.array(DeadLetterSchema),
   })
@@ -548,6 +565,7 @@ export type SchemasMatchWireTypes = [
   Must<Same<z.output<typeof NackResult>, Wire.NackResult>>,
   Must<Same<z.output<typeof ExtendBody>, Wire.ExtendRequest>>,
   Must<Same<z.output<typeof ExtendResult>, Wire.ExtendResult>>,
+  Must<Same<z.output<typeof CancelResultSchema>, Wire.CancelResult>>,
   Must<Same<z.output<typeof ReclaimBody>, Wire.ReclaimOptions>>,
   Must<Same<z.output<typeof ReclaimResultSchema>, Wire.ReclaimResult>>,
   Must<Same<z.output<typeof PendingQuery>, Wire.PendingRangeOptions>>,

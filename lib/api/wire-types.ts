@@ -155,6 +155,13 @@ export interface ExtendRequest {
 export interface ExtendResult {
   extended: string[];
   lost: string[];
+  cancelled: string[];
+}
+
+export interface CancelResult {
+  id: string;
+  alreadyCancelled: boolean;
+  inFlight: number;
 }
 
 export interface ReclaimOptions {
@@ -238,13 +245,14 @@ export interface MessageGroupState {
 /** One message by id and where it is: delayed, in the stream (per group), or dead-lettered. */
 export interface MessageLookup {
   id: string;
-  state: 'delayed' | 'stream' | 'dead-lettered';
+  state: 'delayed' | 'stream' | 'dead-lettered' | 'cancelled';
   body: unknown;
   attributes: Record<string, string>;
   enqueuedAt: number;
   groupKey?: string | undefined;
   fields?: Record<string, string> | undefined;
   deliverAt?: number | undefined;
+  cancelledAt?: number | undefined;
   groups: MessageGroupState[];
   deadLetters: DeadLetter[];
 }

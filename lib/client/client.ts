@@ -12,6 +12,7 @@ import { callOperation, type OperationCall } from './operation.ts';
 import { type RetryPolicy, resolveRetryPolicy } from './retry.ts';
 import { createTransport, type FetchLike, type Transport } from './transport.ts';
 import type {
+  CancelResult,
   ConsumeOptions,
   DeadLetterPage,
   DlqListOptions,
@@ -94,6 +95,12 @@ export interface QueueHandle {
   browse(range?: { start?: string; end?: string; count?: number } & CallOptions): Promise<Message[]>;
   /** One message by id (or a delayed-<n> token, or a dead letter id) and where it is (admin). */
   message(id: string, options?: CallOptions): Promise<MessageLookup>;
+  /**
+   * Cancels one message (an id or a delayed-<n> token) for every group: a waiting or delayed one is
+   * never delivered, one in flight is not delivered again and its worker's signal aborts at its next
+   * heartbeat (produce). Idempotent; MESSAGE_NOT_FOUND for an id the queue does not have.
+   */
+  cancelMessage(id: string, options?: CallOptions): Promise<CancelResult>;
   stats(options?: CallOptions): Promise<QueueStats>;
   /** Removes the queue and all its keys; false when it did not exist (admin). */
   delete(options?: CallOptions): Promise<boolean>;
@@ -144,12 +151,15 @@ export interface GroupHandle {
    * nothing sent). With `consumer`, only what that consumer holds (a stale nack is a no-op).
    */
   nack(ids: string[], options?: { delayMs?: number; consumer?: string } & CallOptions): Promise<number>;
-  /** Renews the leases `consumer` still holds; the rest are `lost`. */
+  /**
+   * Renews the leases `consumer` still holds; the rest are `lost`, or `cancelled` (cancelMessage:
+   * stop working on them and ack them).
+   */
   extend(
     consumer: string,
     ids: string[],
     options?: CallOptions,
-  ): Promise<{ extended: string[]; lost: string[] }>;
+  ): Promise<{ extended: string[]; lost: string[]; cancelled: string[] }>;
   /** Takes over messages idle at least `minIdleMs` (XAUTOCLAIM); pass `cursor` back until "0-0". */
   reclaim(options: ReclaimOptions & CallOptions): Promise<ReclaimResult>;
   /** The pending summary: count, id range, per consumer counts. */
@@ -288,13 +298,15 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
         return answer.requeued;
       },
       async extend(consumer, ids, callOptions) {
-        if (ids.length === 0) return { extended: [], lost: [] };
-        return call('extendLeases', {
+        if (ids.length === 0) return { extended: [], lost: [], cancelled: [] };
+        const answer = await call('extendLeases', {
           params,
           body: { consumer, ids },
           safe: true,
           ...signalOf(callOptions),
         });
+        // A service from before cancelMessage answers no `cancelled`.
+        return { ...answer, cancelled: answer.cancelled ?? [] };
       },
       reclaim: (reclaimOptions) =>
         call('reclaimMessages', {
@@ -354,6 +366,8 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       },
       message: (id, callOptions) =>
         call('getMessage', { params: { queue: name, id }, safe: true, ...signalOf(callOptions) }),
+      cancelMessage: (id, callOptions) =>
+        call('cancelMessage', { params: { queue: name, id }, safe: true, ...signalOf(callOptions) }),
       stats: (callOptions) => call('getQueueStats', { params, safe: true, ...signalOf(callOptions) }),
       delete: (callOptions) =>
         deleted(call('deleteQueue', { params, safe: false, ...signalOf(callOptions) }), 'QUEUE_NOT_FOUND'),

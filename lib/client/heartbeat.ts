@@ -1,7 +1,7 @@
 /**
  * Lease renewal for a worker: every `intervalMs` (a third of the visibility timeout, so a lease
  * survives two failed renewals) it extends the leases of the messages the worker still holds, in
- * calls of up to 1,000 ids, and reports the ids the service says are lost. One renewal at a time;
+ * calls of up to 1,000 ids, and reports the ids the service says are lost or cancelled. One renewal at a time;
  * each call is given one interval before the next tick tries again.
  */
 import { CALL_RULES } from '../queue/rules.ts';
@@ -11,9 +11,14 @@ export interface HeartbeatOptions {
   intervalMs: number;
   /** The ids to renew now. */
   held: () => string[];
-  extend: (ids: string[], signal: AbortSignal) => Promise<{ extended: string[]; lost: string[] }>;
+  extend: (
+    ids: string[],
+    signal: AbortSignal,
+  ) => Promise<{ extended: string[]; lost: string[]; cancelled?: string[] }>;
   onExtended: (ids: string[]) => void;
   onLost: (ids: string[]) => void;
+  /** Ids the service says were cancelled (cancelMessage) while held. */
+  onCancelled?: (ids: string[]) => void;
   onError: (error: unknown) => void;
   /** Default: the runtime's. */
   timers?: Timers;
@@ -33,9 +38,10 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
     const controller = new AbortController();
     const limit = timers.setTimeout(() => controller.abort(), options.intervalMs);
     try {
-      const { extended, lost } = await options.extend(ids, controller.signal);
+      const { extended, lost, cancelled = [] } = await options.extend(ids, controller.signal);
       if (extended.length > 0) options.onExtended(extended);
       if (lost.length > 0) options.onLost(lost);
+      if (cancelled.length > 0) options.onCancelled?.(cancelled);
     } catch (error) {
       options.onError(error);
     } finally {

@@ -30,6 +30,7 @@ export {
   type Handler,
   type HandlerContext,
   LeaseLostError,
+  MessageCancelledError,
   ShutdownError,
   type Worker,
   type WorkerErrorContext,

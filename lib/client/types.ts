@@ -5,6 +5,7 @@
  */
 export type {
   Body,
+  CancelResult,
   ConsumeOptions,
   DeadLetter,
   DeadLetterPage,

@@ -23,7 +23,9 @@ import type { Message, PendingEntry, QueueConfig } from './types.ts';
 export interface HandlerContext {
   /**
    * Aborts when the message is no longer this worker's: its lease was lost (another consumer may
-   * have it), or the worker is stopping and the shutdown grace ran out. Pass it to your I/O.
+   * have it), it was cancelled (cancelMessage; the reason is a MessageCancelledError, and the
+   * message is acked when the handler returns), or the worker is stopping and the shutdown grace
+   * ran out. Pass it to your I/O.
    */
   readonly signal: AbortSignal;
   /** Renews the lease now (the heartbeat also does); false when it was lost (the signal aborts). */
@@ -77,6 +79,8 @@ export type WorkerEvent =
     }
   | { type: 'extended'; ids: string[] }
   | { type: 'lost'; ids: string[] }
+  /** Cancelled (cancelMessage) while held: handlers' signals aborted; acked when they return. */
+  | { type: 'cancelled'; ids: string[] }
   | { type: 'error'; error: unknown; during: WorkerErrorSource }
   | { type: 'stopping' }
   | { type: 'stopped'; error?: unknown };
@@ -124,6 +128,8 @@ export interface WorkerStats {
   /** Fetched and never started, given back when stopping. */
   returned: number;
   lost: number;
+  /** Cancelled (cancelMessage) while held. */
+  cancelled: number;
   running: number;
   /** Messages held now: prefetched, running, or waiting for their ack or nack. */
   held: number;
@@ -159,7 +165,7 @@ export interface WorkerGroup {
     consumer: string,
     ids: string[],
     options?: { signal?: AbortSignal },
-  ): Promise<{ extended: string[]; lost: string[] }>;
+  ): Promise<{ extended: string[]; lost: string[]; cancelled?: string[] }>;
   pending(range: { consumer: string; count: number }): Promise<PendingEntry[]>;
   /** The queue's config (the client reads GET /v1/queues/:queue/config). */
   queueConfig(options?: { signal?: AbortSignal }): Promise<QueueConfig>;
@@ -172,6 +178,8 @@ interface Held {
   state: HeldState;
   readonly controller: AbortController;
   lost: boolean;
+  /** Cancelled (cancelMessage) while held: acked once its handler returns, whatever it does. */
+  cancelled?: boolean;
   /** Nacked after the shutdown grace while its handler still ran; its outcome is ignored. */
   abandoned: boolean;
   /** Resolves when the handler has returned or thrown (never rejects). */
@@ -184,6 +192,11 @@ const ADAPTIVE_BATCH_MAX = 100;
 /** Thrown into a handler's signal when its lease is gone. */
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
+}
+
+/** Thrown into a handler's signal when its message was cancelled (cancelMessage). */
+export class MessageCancelledError extends Error {
+  override name = 'MessageCancelledError';
 }
 
 /** Thrown into a handler's signal when it outran the shutdown grace. */
@@ -250,6 +263,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     nacked: 0,
     returned: 0,
     lost: 0,
+    cancelled: 0,
   };
   let config: QueueConfig | undefined;
   let heartbeat: Heartbeat | undefined;
@@ -376,11 +390,38 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     }
   };
 
+  // Cancelled while held: a buffered one is acked unstarted, a running one's signal aborts and it
+  // is acked when its handler returns (a cancelled message is done; the service accepts its ack).
+  const markCancelled = (ids: string[]) => {
+    const hit: string[] = [];
+    for (const id of ids) {
+      const entry = held.get(id);
+      if (entry === undefined || entry.lost || entry.cancelled === true) continue;
+      if (entry.state !== 'buffered' && entry.state !== 'running') continue;
+      entry.cancelled = true;
+      hit.push(id);
+      if (entry.state === 'buffered') {
+        const at = buffer.indexOf(entry);
+        if (at >= 0) buffer.splice(at, 1);
+        entry.state = 'acking';
+        acking++;
+        acks.add(id);
+      } else {
+        entry.controller.abort(new MessageCancelledError(`message ${id} was cancelled`));
+      }
+    }
+    if (hit.length > 0) {
+      counters.cancelled += hit.length;
+      emit({ type: 'cancelled', ids: hit });
+    }
+  };
+
   const extendOne = async (entry: Held): Promise<boolean> => {
-    if (entry.lost) return false;
-    const { lost } = await group.extend(consumer, [entry.message.id]);
+    if (entry.lost || entry.cancelled === true) return false;
+    const { lost, cancelled = [] } = await group.extend(consumer, [entry.message.id]);
     if (lost.includes(entry.message.id)) markLost([entry.message.id]);
-    return !entry.lost;
+    if (cancelled.includes(entry.message.id)) markCancelled([entry.message.id]);
+    return !(entry.lost || entry.cancelled);
   };
 
   const runHandler = async (entry: Held) => {
@@ -404,6 +445,10 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     if (entry.lost) {
       // Someone else may hold it now: neither ack nor nack what is not ours.
       release(message.id, 'running');
+    } else if (entry.cancelled === true) {
+      entry.state = 'acking';
+      acking++;
+      acks.add(message.id);
     } else if (failure === undefined) {
       counters.succeeded++;
       emit({ type: 'succeeded', message, durationMs });
@@ -570,6 +615,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
         extend: (ids, signal) => group.extend(consumer, ids, { signal }),
         onExtended: (ids) => emit({ type: 'extended', ids }),
         onLost: markLost,
+        onCancelled: markCancelled,
         onError: (error) => report(error, { during: 'extend' }),
         timers,
       });

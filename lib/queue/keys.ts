@@ -48,6 +48,10 @@ export interface PartitionKeys {
    * block reading it and `stream` (lib/queue/watch.ts). Expires a day after its last entry.
    */
   wake: string;
+  /** Cancelled messages (cancelMessage), for lookup: id → when it was cancelled (ms), the latest 10,000. */
+  cancelled: string;
+  /** The fields of the cancelled messages in `cancelled`: id → their JSON. */
+  cancelledData: string;
 }
 
 /** One consumer group's keys in one partition. */
@@ -95,6 +99,8 @@ export const PARTITION_KEY_NAMES = [
   'delayedData',
   'config',
   'wake',
+  'cancelled',
+  'cancelledData',
 ] as const;
 export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState'] as const;
 /**
@@ -124,6 +130,8 @@ export function createKeySpace(prefix = 'q'): KeySpace {
         delayedData: `${base}:delayed-data`,
         config: `${base}:config`,
         wake: `${base}:wake`,
+        cancelled: `${base}:cancelled`,
+        cancelledData: `${base}:cancelled-data`,
         group: (group) => ({
           lease: `${base}:g:${group}:lease`,
           meta: `${base}:g:${group}:meta`,

@@ -10,6 +10,7 @@
  */
 import { createQueueContext, type QueueServiceOptions } from './context.ts';
 import { forwardDeadLetters } from './ops/dead-letter-forward.ts';
+import { createCancelOps } from './ops/cancel.ts';
 import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';
@@ -32,6 +33,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   const service: QueueService = {
     ...createQueueOps(ctx),
     ...createMessageOps(ctx),
+    ...createCancelOps(ctx),
     ...createGroupOps(ctx),
     ...createDeliveryOps(ctx),
     ...createDeadLetterOps(ctx),

@@ -130,6 +130,15 @@ export interface MessageGroupState {
   deadLetterId?: string;
 }
 
+/** What cancelMessage did. */
+export interface CancelResult {
+  id: string;
+  /** It was cancelled before (cancel is idempotent); nothing changed. */
+  alreadyCancelled: boolean;
+  /** How many groups held it in flight when it was cancelled (their holders learn it from extend). */
+  inFlight: number;
+}
+
 /** A message looked up by id (getMessage). */
 export interface MessageLookup {
   /** The id asked for. */
@@ -137,9 +146,9 @@ export interface MessageLookup {
   /**
    * `delayed`: waiting for its delay (deliverAt); `stream`: in the stream (see groups);
    * `dead-lettered`: no longer in the stream but in the DLQ (see deadLetters), or the id is a dead
-   * letter's own.
+   * letter's own; `cancelled`: cancelled (cancelMessage) at cancelledAt, never delivered again.
    */
-  state: 'delayed' | 'stream' | 'dead-lettered';
+  state: 'delayed' | 'stream' | 'dead-lettered' | 'cancelled';
   body: unknown;
   attributes: Record<string, string>;
   enqueuedAt: number;
@@ -147,6 +156,8 @@ export interface MessageLookup {
   fields?: Record<string, string>;
   /** Delayed: when it is due. */
   deliverAt?: number;
+  /** Cancelled: when it was cancelled. */
+  cancelledAt?: number;
   /** The message's groupKey, when it was produced with one. */
   groupKey?: string;
   groups: MessageGroupState[];
@@ -406,7 +417,7 @@ export interface QueueService {
     consumer: string,
     ids: string[],
     options?: { leaseMs?: number },
-  ): Promise<{ extended: string[]; lost: string[] }>;
+  ): Promise<{ extended: string[]; lost: string[]; cancelled: string[] }>;
   reclaim(
     queue: string,
     group: string,
@@ -462,6 +473,13 @@ export interface QueueService {
    * queue does not exist.
    */
   getMessage(queue: string, id: string): Promise<MessageLookup | null>;
+  /**
+   * Cancels one message (a message id or a delayed token) for every group, in one round trip: a
+   * waiting or delayed one is never delivered; one in flight is dropped at its lease expiry and
+   * its holders learn it from extend (`cancelled`). Null when the queue never had it (or it is
+   * done: acked by every group, dead-lettered or trimmed). See lib/queue/ops/cancel.ts.
+   */
+  cancelMessage(queue: string, id: string): Promise<CancelResult | null>;
   resumeQueue(queue: string): Promise<void>;
   /** The same for one group (GROUP_NOT_FOUND when it does not exist); other groups go on. */
   pauseGroup(queue: string, group: string): Promise<void>;

@@ -136,7 +136,7 @@ onEveryBackend('API end to end', (make) => {
         consumer: 'w1',
         ids: [ids[0], ids[1]],
       });
-      expect(extended.json).toEqual({ extended: [ids[1]], lost: [ids[0]] });
+      expect(extended.json).toEqual({ extended: [ids[1]], lost: [ids[0]], cancelled: [] });
       clock.advance(5000);
       const range = await call('GET', '/v1/queues/work/groups/g/pending?start=-&end=%2B&count=10');
       // Both leases run 10 s from the redelivery and the extension, 2 s in.

@@ -98,6 +98,36 @@ describe('messages', () => {
     const res = await h.call('GET', '/v1/queues/orders/messages?count=2');
     expect(res.json.messages.map((m: { body: number }) => m.body)).toEqual([1, 2]);
   });
+
+  it('cancels a message with a produce token: 200 twice, then 404 for an unknown id and 403 for consume', async () => {
+    const ids = await produce('orders', ['a', 'b']);
+    await group('orders', 'workers');
+    const path = `/v1/queues/orders/messages/${ids[0]}`;
+    const first = await h.call('DELETE', path, { token: tokens.produce });
+    expect(first.status).toBe(200);
+    expect(first.json).toEqual({ id: ids[0], alreadyCancelled: false, inFlight: 0 });
+    const again = await h.call('DELETE', path, { token: tokens.produce });
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual({ id: ids[0], alreadyCancelled: true, inFlight: 0 });
+    const lookup = await h.call('GET', path);
+    expect(lookup.json).toMatchObject({
+      id: ids[0],
+      state: 'cancelled',
+      body: 'a',
+      cancelledAt: h.clock.now(),
+    });
+    const consumed = await h.call('POST', '/v1/queues/orders/groups/workers/consume', {
+      body: { consumer: 'w1', count: 10 },
+    });
+    expect(consumed.json.messages.map((m: { body: string }) => m.body)).toEqual(['b']);
+    const unknown = await h.call('DELETE', '/v1/queues/orders/messages/1-1', { token: tokens.produce });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('MESSAGE_NOT_FOUND');
+    const bad = await h.call('DELETE', '/v1/queues/orders/messages/nope', { token: tokens.produce });
+    expect(bad.status).toBe(400);
+    const refused = await h.call('DELETE', `/v1/queues/orders/messages/${ids[1]}`, { token: tokens.consume });
+    expect(refused.status).toBe(403);
+  });
 });
 
 describe('groups', () => {
@@ -213,11 +243,11 @@ describe('deliveries', () => {
     const extended = await h.call('POST', '/v1/queues/orders/groups/workers/extend', {
       body: { consumer: 'w2', ids: [ids[1]] },
     });
-    expect(extended.json).toEqual({ extended: [], lost: [ids[1]] });
+    expect(extended.json).toEqual({ extended: [], lost: [ids[1]], cancelled: [] });
     const mine = await h.call('POST', '/v1/queues/orders/groups/workers/extend', {
       body: { consumer: 'w1', ids: [ids[1]] },
     });
-    expect(mine.json).toEqual({ extended: [ids[1]], lost: [] });
+    expect(mine.json).toEqual({ extended: [ids[1]], lost: [], cancelled: [] });
     h.clock.advance(60_000);
     const reclaimed = await h.call('POST', '/v1/queues/orders/groups/workers/reclaim', {
       body: { consumer: 'w3', minIdleMs: 50_000, count: 10, cursor: '0-0' },

@@ -175,6 +175,25 @@ describe('esq', () => {
     expect(none.stderr).toContain('no messages');
   });
 
+  it('cancels messages, saying which were already cancelled, and exits 1 naming an unknown id', async () => {
+    const queue = uniqueName('cli-cancel');
+    const q = client.queue(queue);
+    const ids = await q.produce([{ body: 1 }, { body: 2 }, { body: 3 }]);
+    await q.group('g').create({ start: '0' });
+    await q.group('g').consume({ consumer: 'w', count: 1 });
+    const first = await esq(['cancel', queue, ids[0]!, ids[1]!]);
+    expect(first.code).toBe(0);
+    expect(lines(first.stdout)).toEqual([
+      `cancelled ${ids[0]} (in flight in 1 group(s): its holders stop at their next heartbeat)`,
+      `cancelled ${ids[1]}`,
+    ]);
+    const again = await esq(['cancel', queue, ids[1]!, '1-1']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe(`${ids[1]} was already cancelled\n`);
+    expect(again.stderr).toContain(`${queue} has no message 1-1`);
+    expect((await q.group('g').consume({ consumer: 'w', count: 5 })).map((m) => m.id)).toEqual([ids[2]]);
+  });
+
   it('tails new messages as they are produced', async () => {
     const queue = uniqueName('cli-tail');
     const q = client.queue(queue);

@@ -78,8 +78,8 @@ describe('groups and deliveries', () => {
       [b, 'b', 1],
     ]);
     expect(await g.pending()).toMatchObject({ pending: 2, consumers: [{ name: 'w1', pending: 2 }] });
-    expect(await g.extend('w1', [a!, b!])).toEqual({ extended: [a, b], lost: [] });
-    expect(await g.extend('w2', [a!])).toEqual({ extended: [], lost: [a] });
+    expect(await g.extend('w1', [a!, b!])).toEqual({ extended: [a, b], lost: [], cancelled: [] });
+    expect(await g.extend('w2', [a!])).toEqual({ extended: [], lost: [a], cancelled: [] });
     expect(await g.nack([b!], { delayMs: 60_000 })).toBe(1);
     const entries = await g.pending({ consumer: 'w1' });
     expect(entries.map((e) => [e.id, e.state])).toEqual([
@@ -182,7 +182,7 @@ describe('calls with no ids', () => {
     const g = q.group('never-created');
     expect(await g.ack([])).toBe(0);
     expect(await g.nack([], { delayMs: 10 })).toBe(0);
-    expect(await g.extend('c', [])).toEqual({ extended: [], lost: [] });
+    expect(await g.extend('c', [])).toEqual({ extended: [], lost: [], cancelled: [] });
     expect(await q.dlq.redrive([])).toBe(0);
     expect(requests).toBe(0);
     // A real id still goes out, and the missing queue says so.

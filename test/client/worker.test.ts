@@ -14,6 +14,7 @@ import {
   isApiError,
   LeaseLostError,
   type Message,
+  MessageCancelledError,
   type MessageInput,
   type QueueConfig,
   ShutdownError,
@@ -211,6 +212,37 @@ describe('running handlers', () => {
     expect(extendAfterLoss).toBe(false);
     expect(worker.stats()).toMatchObject({ lost: 1, acked: 0, nacked: 0, succeeded: 0 });
     expect(await g.pending({})).toMatchObject([{ id: ids[0], consumer: 'thief', state: 'leased' }]);
+  });
+
+  it('aborts the handler’s signal when its message is cancelled, and acks it when the handler returns', async () => {
+    const { q, g, ids } = await setup('cancelled', ['doomed'], { visibilityTimeoutMs: 600 });
+    let reason: unknown;
+    const events: WorkerEvent[] = [];
+    const worker = g.work(
+      async (_message, { signal }) => {
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        reason = signal.reason;
+        throw signal.reason;
+      },
+      { waitMs: 100, timers: timers(), onEvent: (event) => events.push(event) },
+    );
+    await until(() => worker.stats().started === 1);
+    expect(await q.cancelMessage(ids[0] as string)).toEqual({
+      id: ids[0],
+      alreadyCancelled: false,
+      inFlight: 1,
+    });
+    // The next heartbeat (a third of the visibility timeout) learns it was cancelled.
+    await until(() => reason !== undefined);
+    await until(() => worker.stats().acked === 1);
+    await settled(worker.stop());
+    expect(reason).toBeInstanceOf(MessageCancelledError);
+    expect(events.filter((e) => e.type === 'cancelled')).toEqual([{ type: 'cancelled', ids }]);
+    expect(worker.stats()).toMatchObject({ cancelled: 1, acked: 1, nacked: 0, failed: 0, lost: 0 });
+    expect(await g.pending({})).toEqual([]);
+    expect((await q.message(ids[0] as string)).state).toBe('cancelled');
   });
 
   it('nacks at once when the retryDelayMs function itself throws', async () => {

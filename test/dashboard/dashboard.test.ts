@@ -235,6 +235,14 @@ describe('dashboard in headless Chromium against npm start', () => {
       JSON.stringify({ n: 2 }, null, 2),
     );
     await screenshot(page, 'lookup-1280x800');
+    expect((await service.call('DELETE', `/v1/queues/${queue}/messages/${waiting}`)).status).toBe(200);
+    expect(await lookup(held!)).toBe('Pending in g1 (leased by c1)');
+    expect(await lookup(waiting!)).toMatch(
+      /^Cancelled at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: never delivered again$/,
+    );
+    expect(await page.locator('.lookup-result pre.body').textContent()).toBe(
+      JSON.stringify({ n: 2 }, null, 2),
+    );
     expect(await lookup('1-0')).toBe(`Not found in ${queue}: it never existed, was trimmed, or was deleted`);
   }, 60_000);
 

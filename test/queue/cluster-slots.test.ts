@@ -45,6 +45,7 @@ onEveryBackend('cluster slots', (make) => {
     await queue.getConfig('q');
     await queue.stats('q');
     await queue.getMessage('q', ids[1] as string);
+    await queue.cancelMessage('q', ids[1] as string);
     await queue.putSchedule('q', 'tick', { cron: '* * * * *', message: { body: 't', dedupId: 'tick' } });
     await queue.listSchedules('q');
     clock.advance(60_000);

@@ -57,7 +57,11 @@ onEveryBackend('delivery policies', (make) => {
     expect(entry).toMatchObject({ id, consumer: 'a', state: 'retrying', eligibleAt: start + VT + 3000 });
     expect((await queue.reclaim('q', 'g', 'b', { minIdleMs: 0 })).messages).toEqual([]);
     expect(await queue.consume('q', 'g', 'b', 1)).toEqual([]);
-    expect(await queue.extend('q', 'g', 'a', [id as string])).toEqual({ extended: [], lost: [id] });
+    expect(await queue.extend('q', 'g', 'a', [id as string])).toEqual({
+      extended: [],
+      lost: [id],
+      cancelled: [],
+    });
     clock.advance(2999);
     expect(await queue.consume('q', 'g', 'b', 1)).toEqual([]);
     expect((await queue.reclaim('q', 'g', 'b', { minIdleMs: 0 })).messages).toEqual([]);

@@ -7,6 +7,7 @@ import type { ApiApp, RouteDeps } from '../context.ts';
 import { operations } from '../operations.ts';
 import {
   BrowseQuery,
+  CancelResultSchema,
   MessageList,
   MessageLookupSchema,
   MessageParams,
@@ -64,6 +65,21 @@ const getMessage = createRoute({
   },
 });
 
+const cancelMessage = createRoute({
+  ...operations.cancelMessage,
+  operationId: 'cancelMessage',
+  tags,
+  summary:
+    'Cancel one message (a message id or a delayed-<n> token) for every group: a waiting or delayed one is never delivered; one in flight is not delivered again and its holders learn it from extend (cancelled); idempotent (scope: produce)',
+  security: bearerSecurity,
+  middleware: [requireScope(Scope.produce)],
+  request: { params: MessageParams },
+  responses: {
+    200: jsonContent(CancelResultSchema, 'The message is cancelled'),
+    ...errorResponses(...WITH_INPUT, 404),
+  },
+});
+
 export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
   app.openapi(produce, async (c) => {
     const { queue: name } = c.req.valid('param');
@@ -96,5 +112,20 @@ export function registerMessageRoutes(app: ApiApp, { queue }: RouteDeps): void {
       );
     }
     return c.json(found, 200);
+  });
+
+  app.openapi(cancelMessage, async (c) => {
+    const { queue: name, id } = c.req.valid('param');
+    const result = await queue.cancelMessage(name, id);
+    if (result === null) {
+      throw new QueueError(
+        QueueErrorCode.messageNotFound,
+        `Message "${id}" of queue "${name}" does not exist`,
+        {
+          id,
+        },
+      );
+    }
+    return json(c, result, 200);
   });
 }

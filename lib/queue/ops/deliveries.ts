@@ -30,6 +30,7 @@ import {
   checkName,
 } from '../validate.ts';
 import { type WatchedPartition, type WatchPoint, watchPointOf } from '../watch.ts';
+import { cancelledOf } from './cancel.ts';
 
 export type DeliveryOps = Pick<
   QueueService,
@@ -266,17 +267,18 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
       const cursors = new Map(parts.map(({ p, result }) => [p, { extended: result.extended, at: 0 }]));
       const extended: string[] = [];
       const lost: string[] = [];
+      const cancelled = cancelledOf(held.ids, parts);
       for (const id of held.ids) {
         const { raw, partition } = decodeId(id);
         const part = cursors.get(partition);
         if (part !== undefined && part.extended[part.at] === raw) {
           part.at++;
           extended.push(id);
-        } else {
+        } else if (!cancelled.includes(id)) {
           lost.push(id);
         }
       }
-      return { extended, lost };
+      return { extended, lost, cancelled };
     },
 
     async reclaim(queue, group, consumer, options) {

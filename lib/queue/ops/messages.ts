@@ -71,6 +71,12 @@ function groupState(g: MessageGetReply['groups'][number], p: number): MessageGro
   return { group: g.name, state: g.state === 'waiting' ? 'waiting' : 'acked' };
 }
 
+/** The lookup state of a message-get answer's kind. */
+function lookupState(kind: MessageGetReply['kind']): MessageLookup['state'] {
+  if (kind === 'delayed' || kind === 'stream' || kind === 'cancelled') return kind;
+  return 'dead-lettered';
+}
+
 export function createMessageOps(ctx: QueueContext): MessageOps {
   /**
    * Runs produce for one partition's batch; answers the indexes to route again (all of them when
@@ -198,7 +204,7 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
       if (reply === ABSENT || reply.kind === 'none') return null;
       ctx.partitions.learn(queue, reply.partitions, p === 0);
       const source =
-        reply.kind === 'stream' || reply.kind === 'delayed'
+        reply.kind === 'stream' || reply.kind === 'delayed' || reply.kind === 'cancelled'
           ? decodeMessage(id, reply.fields, 0)
           : decodeDeadLetter(id, reply.fields);
       return {
@@ -208,8 +214,10 @@ export function createMessageOps(ctx: QueueContext): MessageOps {
         ...(source.groupKey === undefined ? {} : { groupKey: source.groupKey }),
         ...(source.fields === undefined ? {} : { fields: source.fields }),
         id,
-        state: reply.kind === 'delayed' ? 'delayed' : reply.kind === 'stream' ? 'stream' : 'dead-lettered',
+        state: lookupState(reply.kind),
         ...(reply.kind === 'delayed' ? { deliverAt: reply.deliverAt } : {}),
+        // message-get answers a cancelled message's cancel time where a delayed one's due time goes.
+        ...(reply.kind === 'cancelled' ? { cancelledAt: reply.deliverAt } : {}),
         groups: reply.groups.map((g) => groupState(g, p)),
         deadLetters: reply.deadLetters.map((letter) => decodeDeadLetterIn(p, letter.id, letter.fields)),
       } satisfies MessageLookup;

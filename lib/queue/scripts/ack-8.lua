@@ -72,18 +72,19 @@ end
 for holder, n in pairs(holders) do
   held_add(g, holder, -n)
 end
--- Lease entries go with the acked ids, and with ids nobody holds (left behind); another holder's
--- lease stays.
-local done, nacks = {}, {}
+-- Lease entries and nack and cancel markers go with the acked ids, and with ids nobody holds (left
+-- behind); another holder's lease and markers stay.
+local done, marks = {}, {}
 for _, id in ipairs(unique) do
   if outcome[id] ~= 'held-by-other' then
     done[#done + 1] = id
-    nacks[#nacks + 1] = 'n:' .. id
+    marks[#marks + 1] = 'n:' .. id
+    marks[#marks + 1] = 'c:' .. id
   end
 end
 if #done > 0 then
   redis.call('ZREM', keys.lease, unpack(done))
-  redis.call('HDEL', keys.meta, unpack(nacks))
+  redis.call('HDEL', keys.meta, unpack(marks))
 end
 -- Every grouped one that was pending is done. (Not one merely reserved: produced, unread, never
 -- delivered; one acked behind our back is released by the sweep.)

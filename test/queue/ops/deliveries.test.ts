@@ -195,6 +195,7 @@ onEveryBackend('deliveries', (make) => {
     expect(await queue.extend('q', 'g', 'x', [a as string, b as string, '9-9'])).toEqual({
       extended: [a],
       lost: [b, '9-9'],
+      cancelled: [],
     });
     clock.advance(20);
     // b expired and moves; a was extended and stays with x.

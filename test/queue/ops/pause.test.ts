@@ -17,7 +17,11 @@ onEveryBackend('pause', (make) => {
     expect(await queue.consume('q', 'g', 'c', 5)).toEqual([]);
     expect(await queue.consume('q', 'h', 'c', 5)).toEqual([]);
     const [c] = await queue.produce('q', [{ body: 'c' }]);
-    expect(await queue.extend('q', 'g', 'c', [a as string])).toEqual({ extended: [a], lost: [] });
+    expect(await queue.extend('q', 'g', 'c', [a as string])).toEqual({
+      extended: [a],
+      lost: [],
+      cancelled: [],
+    });
     expect(await queue.nack('q', 'g', [a as string], 0)).toBe(1);
     expect(await queue.consume('q', 'g', 'c', 5)).toEqual([]);
     // The sweep still dead-letters: a reached its one delivery.

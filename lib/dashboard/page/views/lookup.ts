@@ -224,6 +224,23 @@ async function documentedLookup(context: ViewContext, queue: string, id: string)
     }
     throw error;
   }
+  if (isLookup(answer) && answer.state === 'cancelled') {
+    const at = answer.cancelledAt;
+    return h(
+      'div',
+      { class: 'lookup-result' },
+      h(
+        'p',
+        { class: 'lookup-state', 'data-testid': 'lookup-state' },
+        `Cancelled${at === undefined ? '' : ` at ${timestamp(at)}`}: never delivered again`,
+      ),
+      definitions([
+        ['body', bodyBlock(answer.body)],
+        ['attributes', json(answer.attributes)],
+        ['enqueued', timestamp(answer.enqueuedAt)],
+      ]),
+    );
+  }
   if (isLookup(answer)) {
     const entry = answer.state === 'stream' ? answer : undefined;
     return renderLookup(queue, id, admin, entry, answer.groups.map(groupStateOf), answer.deadLetters[0]);

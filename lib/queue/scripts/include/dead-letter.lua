@@ -10,7 +10,7 @@
 -- held count and place in its key's line go with it.
 local function forget(g, id, holder)
   redis.call('ZREM', g.lease, id)
-  redis.call('HDEL', g.meta, 'n:' .. id)
+  redis.call('HDEL', g.meta, 'n:' .. id, 'c:' .. id)
   held_add(g, holder, -1)
   release(g, { id })
 end

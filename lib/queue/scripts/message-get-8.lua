@@ -4,10 +4,12 @@
 -- it (from the dead-letter index); an id no longer in the stream answers its dead letters; a dead
 -- letter's own id answers that dead letter. A grouped message a group has taken into its key's
 -- line is waiting (the next of its key to go) or blocked behind its key's head. The groups are the
--- ones the service names, with their keys (other groups are answered as GROUPS).
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, ...groups: {lease, meta, keyState}
+-- ones the service names, with their keys (other groups are answered as GROUPS). A message this
+-- partition remembers as cancelled answers kind 'cancelled', its fields and when (deliverAt).
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, cancelled, cancelledData,
+--   ...groups: {lease, meta, keyState}
 -- ARGV: id, now: int, config: json, ...groups
--- Returns: kind: 'stream' | 'delayed' | 'dead-lettered' | 'dead-letter' | 'none', fields: fields,
+-- Returns: kind: 'stream' | 'delayed' | 'dead-lettered' | 'dead-letter' | 'cancelled' | 'none', fields: fields,
 --   deliverAt: int, partitions: int, deadLetters: {id: string, fields: fields}[],
 --   ...groups: {name: string, state: string, consumer: string, deliveries: int, eligibleAt: int,
 --   retrying: flag, deadLetter: string, blockedBy: string}
@@ -16,6 +18,7 @@
 --   dead-lettered; blockedBy: a blocked message's key head)
 -- Errors: QUEUE_NOT_FOUND
 -- @include backoff
+-- @include cancel
 -- @include config
 -- @include delayed
 -- @include entry
@@ -29,6 +32,10 @@ if redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) 
   return { 'QUEUE_NOT_FOUND' }
 end
 local partitions = stored_partitions(keys.config)
+local cancelled_at, cancelled_fields = cancel_record(keys.cancelled, keys.cancelledData, id)
+if cancelled_at then
+  return { 'ok', 'cancelled', cancelled_fields, cancelled_at, partitions, {} }
+end
 
 if string.sub(id, 1, 8) == 'delayed-' then
   local fields = delayed_fields(keys.delayedData, id, '0')

@@ -1,7 +1,7 @@
 -- queue-delete: removes one partition's keys, its groups' keys included; the service then removes
 -- the queue's name from the registry. The groups are the ones the service names (it read them with
 -- `groups`); a group created since is answered as GROUPS, so its keys are not left behind.
--- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, schedules,
+-- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, schedules, cancelled, cancelledData,
 --   ...groups: {lease, meta, turns, heads, keyState}
 -- ARGV: ...groups
 -- Returns: existed: flag
@@ -19,6 +19,8 @@ for _, group in ipairs(keys.groups) do
   all[#all + 1] = group.heads
   all[#all + 1] = group.keyState
 end
+-- What it cancelled goes too (it alone does not make the queue exist).
+redis.call('DEL', keys.cancelled, keys.cancelledData)
 if redis.call('DEL', unpack(all)) > 0 then
   return { 'ok', 1 }
 end
