@@ -154,6 +154,8 @@ export const CALL_RULES = {
   leaseMs: { min: 0, max: 12 * HOUR, unit: 'ms' },
   /** `minIdleMs` of reclaim and pending. */
   minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
+  /** Queues in one page of the queue list (GET /v1/queues `limit`). */
+  queuesPage: { min: 1, max: 1000, unit: 'entries' },
   /** Work units (entries examined) of one sweep call. */
   sweepBudget: { min: 1, max: 10_000_000, unit: 'entries' },
   /** Wall-clock budget of one sweep call. */
@@ -161,6 +163,9 @@ export const CALL_RULES = {
   /** How long a scheduled sweep skips a queue it found idle (issue 18). */
   sweepRevisitMs: { min: 0, max: DAY, unit: 'ms' },
 } as const satisfies Record<string, IntRule>;
+
+/** The most queues `/metrics` reports gauges for (the first by name); it says when there are more. */
+export const METRICS_QUEUE_LIMIT = 1000;
 
 /** A scheduled sweep's `revisitMs` (Node's interval, the Workers cron). */
 export const DEFAULT_SWEEP_REVISIT_MS = 5 * MINUTE;
