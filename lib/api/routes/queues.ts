@@ -50,7 +50,8 @@ const listQueues = createRoute({
   security: bearerSecurity,
   middleware: [requireScope(Scope.consume)],
   description:
-    'Pages of at most `limit` queues (default and most 1000) in name order; `nextCursor` continues (null on the last page).',
+    'Pages of at most `limit` queues (default and most 1000) in name order; `nextCursor` continues (null on the last page). A cursor this route did not answer is a 400 naming cursor (a check no schema can state: `x-semantic-400`).',
+  'x-semantic-400': true,
   request: { query: ListQueuesQuery },
   responses: { 200: jsonContent(QueueList, 'Queues and their stats'), ...errorResponses(...WITH_INPUT) },
 });
