@@ -21,6 +21,7 @@ import type {
   GroupCreateOptions,
   GroupPaused,
   HealthReport,
+  ListQueuesOptions,
   MessageList,
   MessageLookup,
   NackRequest,
@@ -96,7 +97,7 @@ export type OperationId = keyof typeof operations;
 /** Each operation's query and body (where it takes one) and its success answer. */
 export interface OperationTypes {
   configureQueue: { body: QueueConfigPatch; answer: QueueConfig };
-  listQueues: { answer: QueueList };
+  listQueues: { query: ListQueuesOptions; answer: QueueList };
   getQueueStats: { answer: QueueStats };
   getQueueConfig: { answer: QueueConfig };
   deleteQueue: { answer: Deleted };

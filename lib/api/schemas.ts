@@ -228,7 +228,24 @@ export const QueueStatsSchema = z
     groups: z.array(GroupStatsSchema),
   })
   .openapi('QueueStats');
-export const QueueList = z.object({ queues: z.array(QueueStatsSchema) }).openapi('QueueList');
+export const ListQueuesQuery = z.object({
+  limit: queryInt(CALL_RULES.queuesPage)
+    .optional()
+    .openapi({ description: 'Queues in this page, by name (default and most: 1000)' }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a nextCursor this route answered')
+    .optional()
+    .openapi({ description: 'The nextCursor of the page before (opaque)' }),
+});
+export const QueueList = z
+  .object({
+    queues: z.array(QueueStatsSchema),
+    nextCursor: z.string().nullable().openapi({
+      description: 'Pass as cursor for the next page; null on the last page',
+    }),
+  })
+  .openapi('QueueList');
 export const Deleted = z.object({ deleted: z.literal(true) }).openapi('Deleted');
 export const QueuePaused = z
   .object({ queue: z.string(), paused: z.boolean() })
@@ -553,6 +570,7 @@ export type SchemasMatchWireTypes = [
   Must<Same<z.output<typeof GroupStatsSchema>, Wire.GroupStats>>,
   Must<Same<z.output<typeof QueueStatsSchema>, Wire.QueueStats>>,
   Must<Same<z.output<typeof QueueList>, Wire.QueueList>>,
+  Must<Same<z.output<typeof ListQueuesQuery>, Wire.ListQueuesOptions>>,
   Must<Same<z.output<typeof Deleted>, Wire.Deleted>>,
   Must<Same<z.output<typeof QueuePaused>, Wire.QueuePaused>>,
   Must<Same<z.output<typeof GroupPaused>, Wire.GroupPaused>>,

@@ -83,6 +83,14 @@ export interface QueueStats {
 
 export interface QueueList {
   queues: QueueStats[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** A page of the queue list: at most `limit` queues (default and most 1000), by name, after `cursor`. */
+export interface ListQueuesOptions {
+  limit?: number | undefined;
+  cursor?: string | undefined;
 }
 
 export interface Deleted {

@@ -425,8 +425,20 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   return {
     queue,
     async queues(callOptions) {
-      const answer = await call('listQueues', { params: {}, safe: true, ...signalOf(callOptions) });
-      return answer.queues;
+      // Every page, in name order.
+      const all: QueueStats[] = [];
+      let cursor: string | null = null;
+      do {
+        const answer: OperationAnswer<'listQueues'> = await call('listQueues', {
+          params: {},
+          query: cursor === null ? {} : { cursor },
+          safe: true,
+          ...signalOf(callOptions),
+        });
+        all.push(...answer.queues);
+        cursor = answer.nextCursor;
+      } while (cursor !== null);
+      return all;
     },
     sweep: (sweepOptions) =>
       call('runSweep', {

@@ -162,6 +162,8 @@ export const CALL_RULES = {
   maxBytes: { min: 1, max: 32 * 1024 * 1024, unit: 'bytes' },
   /** `minIdleMs` of reclaim and pending. */
   minIdleMs: { min: 0, max: 365 * DAY, unit: 'ms' },
+  /** Queues in one page of the queue list (GET /v1/queues `limit`). */
+  queuesPage: { min: 1, max: 1000, unit: 'entries' },
   /** Work units (entries examined) of one sweep call. */
   sweepBudget: { min: 1, max: 10_000_000, unit: 'entries' },
   /** Wall-clock budget of one sweep call. */
@@ -182,6 +184,9 @@ export const ATTEMPT_ID_RULE = {
   maxLength: 128,
   text: '1-128 printable ASCII characters without spaces (letters, digits and punctuation)',
 } as const;
+
+/** The most queues `/metrics` reports gauges for (the first by name); it says when there are more. */
+export const METRICS_QUEUE_LIMIT = 1000;
 
 /** A scheduled sweep's `revisitMs` (Node's interval, the Workers cron). */
 export const DEFAULT_SWEEP_REVISIT_MS = 5 * MINUTE;

@@ -9,8 +9,8 @@
  * operation reaches them: lib/queue/partitions/.
  */
 import { createQueueContext, type QueueServiceOptions } from './context.ts';
-import { forwardDeadLetters } from './ops/dead-letter-forward.ts';
 import { createCancelOps } from './ops/cancel.ts';
+import { forwardDeadLetters } from './ops/dead-letter-forward.ts';
 import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';

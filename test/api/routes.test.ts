@@ -50,6 +50,7 @@ describe('queues', () => {
       ['a.q', 2],
       ['b_q', 1],
     ]);
+    expect(list.json.nextCursor).toBeNull();
     const one = await h.call('GET', '/v1/queues/a.q');
     expect(one.status).toBe(200);
     expect(one.json).toEqual({
@@ -62,6 +63,39 @@ describe('queues', () => {
       groups: [],
     });
   });
+
+  it('pages the queue list by name with an opaque cursor', async () => {
+    const names = ['q-e', 'q-a', 'q-d', 'q-b', 'q-c'];
+    for (const name of names) await h.queue.produce(name, [{ body: 1 }]);
+    const seen: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await h.call('GET', `/v1/queues?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`);
+      expect(page.status).toBe(200);
+      seen.push(page.json.queues.map((q: { name: string }) => q.name));
+      cursor = page.json.nextCursor;
+    } while (cursor !== null);
+    expect(seen).toEqual([['q-a', 'q-b'], ['q-c', 'q-d'], ['q-e']]);
+    for (const bad of ['limit=0', 'limit=1001', 'cursor=***', `cursor=${btoa('a b')}`]) {
+      const res = await h.call('GET', `/v1/queues?${bad}`);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('INVALID_ARGUMENT');
+    }
+  });
+
+  it('lists more queues than one page holds page by page, and /metrics says it covers only the first 1000', async () => {
+    for (let i = 0; i < 1001; i++) await h.queue.configure(`q${String(i).padStart(4, '0')}`, {});
+    const first = await h.call('GET', '/v1/queues');
+    expect(first.json.queues).toHaveLength(1000);
+    expect(first.json.queues[999].name).toBe('q0999');
+    const second = await h.call('GET', `/v1/queues?cursor=${first.json.nextCursor}`);
+    expect(second.json.queues.map((q: { name: string }) => q.name)).toEqual(['q1000']);
+    expect(second.json.nextCursor).toBeNull();
+    const metrics = await h.call('GET', '/metrics');
+    expect(metrics.text).toContain('# queue gauges cover the first 1000 of 1001 queues by name');
+    expect(metrics.text).toContain('queue_length{queue="q0999"} 0');
+    expect(metrics.text).not.toContain('queue="q1000"');
+  }, 60_000);
 
   it('deletes a queue, then 404s on the second delete', async () => {
     await produce('gone', [1]);

@@ -299,3 +299,20 @@ describe('errors', () => {
     expect(error).toMatchObject({ code: 'ABORTED', mayHaveBeenApplied: false, attempts: 1 });
   });
 });
+
+describe('the queue list', () => {
+  it('follows every page of the queue list', async () => {
+    const client = service.client();
+    const prefix = uniqueName('many');
+    const made: string[] = [];
+    for (let i = 0; i < 1001; i++) {
+      const name = `${prefix}-${String(i).padStart(4, '0')}`;
+      made.push(name);
+      await client.queue(name).configure();
+    }
+    const listed = (await client.queues()).map((stats) => stats.name);
+    expect(listed.filter((name) => name.startsWith(prefix))).toEqual(made);
+    expect(new Set(listed).size).toBe(listed.length);
+    for (const name of made) await client.queue(name).delete();
+  }, 120_000);
+});

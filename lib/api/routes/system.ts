@@ -1,6 +1,7 @@
 /** Operations endpoints: the sweep on demand, health, Prometheus metrics. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { QueueError, QueueErrorCode } from '../../queue/errors.ts';
+import { METRICS_QUEUE_LIMIT } from '../../queue/rules.ts';
 import type { SweepOptions } from '../../queue/types.ts';
 import { Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
@@ -90,9 +91,15 @@ export function registerSystemRoutes(app: ApiApp, deps: RouteDeps): void {
   });
 
   app.openapi(metrics, async (c) => {
-    const names = await deps.queue.listQueues();
-    const stats = await Promise.all(names.map((name) => deps.queue.stats(name)));
-    const text = renderQueueMetrics(stats) + deps.metrics.render();
+    // Bounded: the first METRICS_QUEUE_LIMIT queues by name, and a comment saying how many exist.
+    const names = (await deps.queue.listQueues()).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const shown = names.slice(0, METRICS_QUEUE_LIMIT);
+    const stats = await Promise.all(shown.map((name) => deps.queue.stats(name)));
+    const note =
+      names.length > shown.length
+        ? `# queue gauges cover the first ${shown.length} of ${names.length} queues by name (GET /v1/queues pages through all)\n`
+        : '';
+    const text = note + renderQueueMetrics(stats) + deps.metrics.render();
     return c.text(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
 }
