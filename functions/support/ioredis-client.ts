@@ -4,7 +4,6 @@
  * this adapter stays a plain translation of replies and errors. It cannot cancel a command once
  * written; the deadline wrapper (lib/redis/deadline.ts) stops waiting for it.
  */
-import type { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import {
   blockingReadArgv,
@@ -50,7 +49,6 @@ export function createIoredisClient(connection: Redis): IoredisClient {
     }),
   );
   connection.once('end', () => blockingPool.close());
-  const batch = writeBatcher(connection);
   async function guard(run: () => Promise<unknown>): Promise<RedisValue> {
     try {
       return (await run()) as RedisValue;
@@ -59,42 +57,12 @@ export function createIoredisClient(connection: Redis): IoredisClient {
     }
   }
   return {
-    evalsha: (sha, keys, args) => {
-      batch();
-      return guard(() => connection.evalsha(sha, keys.length, ...keys, ...args));
-    },
-    eval: (source, keys, args) => {
-      batch();
-      return guard(() => connection.eval(source, keys.length, ...keys, ...args));
-    },
+    evalsha: (sha, keys, args) => guard(() => connection.evalsha(sha, keys.length, ...keys, ...args)),
+    eval: (source, keys, args) => guard(() => connection.eval(source, keys.length, ...keys, ...args)),
     blockingRead: (keys, ids, blockMs, options) =>
       guard(() => blockingPool.send(blockingReadArgv(keys, ids, blockMs), options?.signal)).then(readArrived),
     blockingClientName,
     blockingPool,
-  };
-}
-
-/**
- * Gathers the commands of one event-loop turn into one socket write. ioredis writes each command
- * to the socket as it is sent: one write(2) per call, and on loopback the write also runs the
- * receiving side's TCP stack (under load, a quarter of the Node server's CPU per produce was in
- * that write, --cpu-prof). Corking the socket on the first call of a turn and uncorking it in
- * setImmediate (after the turn's I/O callbacks, so calls made for requests that arrived together
- * share it) sends them in one writev. Nothing is reordered, and a call still goes out in the turn
- * it was made. Only while the connection is ready: otherwise ioredis queues calls itself.
- */
-function writeBatcher(connection: Redis): () => void {
-  let corked = false;
-  return () => {
-    if (corked || connection.status !== 'ready') return;
-    const stream = (connection as unknown as { stream?: Writable }).stream;
-    if (stream === undefined || !stream.writable) return;
-    corked = true;
-    stream.cork();
-    setImmediate(() => {
-      corked = false;
-      stream.uncork();
-    });
   };
 }
 
