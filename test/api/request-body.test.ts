@@ -110,6 +110,8 @@ describe('a request body on the web runtimes', () => {
     const refused = await h.app.request(framed(wide, 10));
     expect(refused.status).toBe(413);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    // A body whose text is anything, "late" included, is a body: invalid JSON here, 400.
+    expect((await h.app.request(framed('late', 4))).status).toBe(400);
     const long = `{"messages":[{"body":"${'x'.repeat(100)}"}]}`;
     expect((await h.app.request(framed(long, 20))).status).toBe(413);
   });
