@@ -776,6 +776,8 @@ async function measureAll(out: string[]): Promise<void> {
       if (PARTS.has('tcp')) {
         const tcpApi = await target('tcp', await startServer('api', redis.url), true);
         const tcpReference = await target('do-nothing', await startServer('reference'), false);
+        // The baseline on the same Redis, its keys under a prefix of its own.
+        const tcpBefore = await beforeTarget(redis.url, '', 'bench-before');
         const prose = [
           "The same redis-server of the benchmark's own, reached over one TCP connection (issue 27's",
           'second phase works on this path).',
@@ -787,9 +789,10 @@ async function measureAll(out: string[]): Promise<void> {
             0.5,
             tcpApi,
             tcpReference,
+            tcpBefore,
           )),
         );
-        for (const t of [tcpApi, tcpReference]) await t.server.stop();
+        for (const t of [tcpApi, tcpReference, tcpBefore]) await t?.server.stop();
       }
     } finally {
       await redis.stop();

@@ -12,7 +12,16 @@
 export type GiveBack = () => Promise<void>;
 
 const GIVE_BACK: unique symbol = Symbol('give back what this answer leased');
-type Marked = Response & { [GIVE_BACK]?: GiveBack };
+const BODY_TEXT: unique symbol = Symbol('the text this answer was made from');
+type Marked = Response & { [GIVE_BACK]?: GiveBack; [BODY_TEXT]?: string };
+
+/**
+ * Notes the text a JSON answer was made from (routes/shared.ts `json`), so that
+ * `giveBackIfCancelled` slices it directly instead of reading the answer's own stream back.
+ */
+export function keepBodyText(response: Response, text: string): void {
+  (response as Marked)[BODY_TEXT] = text;
+}
 
 /** Marks `response` as one whose failed delivery must call `giveBack`. */
 export function markUndeliverable(response: Response, giveBack: GiveBack): void {
@@ -41,8 +50,11 @@ export function giveBackIfCancelled(
   schedule: (work: Promise<void>) => void = () => undefined,
 ): Response {
   const giveBack = giveBackOf(response);
+  if (giveBack === undefined) return response;
+  const text = (response as Marked)[BODY_TEXT];
+  if (text !== undefined && !response.bodyUsed) return slicesOf(response, text, giveBack, schedule);
   const source = response.body;
-  if (giveBack === undefined || source === null) return response;
+  if (source === null) return response;
   const reader = source.getReader();
   let pending: Uint8Array | undefined;
   let ended = false;
@@ -67,6 +79,41 @@ export function giveBackIfCancelled(
       },
     },
     // Nothing read ahead: each slice leaves only when the runtime asks for it.
+    { highWaterMark: 0 },
+  );
+  return new Response(body, response);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * `giveBackIfCancelled` for an answer whose text is known: the same slices and the same
+ * cancellation, from the text's bytes, with no reader on the answer's own stream and nothing
+ * awaited per slice (that reading back was 4.5% of a consume's CPU in the Worker, issue 27).
+ */
+function slicesOf(
+  response: Response,
+  text: string,
+  giveBack: GiveBack,
+  schedule: (work: Promise<void>) => void,
+): Response {
+  let pending = encoder.encode(text);
+  let ended = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (pending.length === 0) {
+          ended = true;
+          controller.close();
+          return;
+        }
+        controller.enqueue(pending.subarray(0, CHUNK_BYTES));
+        pending = pending.subarray(CHUNK_BYTES);
+      },
+      cancel() {
+        if (!ended) schedule(giveBack());
+      },
+    },
     { highWaterMark: 0 },
   );
   return new Response(body, response);

@@ -11,9 +11,6 @@ import type { DeadLetter, Message } from './types.ts';
 
 const DLQ_FIELDS = ['dlq.from', 'dlq.group', 'dlq.deliveries', 'dlq.reason', 'dlq.at'] as const;
 
-/** The fields of an entry this queue wrote (`groupKey` only for a message produced with one). */
-const OWN_FIELDS = new Set(['body', 'enqueuedAt', 'attributes', 'expiresAt', 'groupKey']);
-
 /** A field named `__proto__` is data here, so every field is defined, never assigned. */
 function toFields(flat: readonly string[]): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -51,29 +48,56 @@ function idTime(id: string): number {
 }
 
 export function decodeMessage(id: string, flat: readonly string[], deliveries: number): Message {
-  const fields = toFields(flat);
-  const names = Object.keys(fields);
+  // The entry's own fields read straight from the list (a later duplicate wins, as in `toFields`);
+  // the `fields` object is built only for an entry that is not ours, which is the only one that
+  // shows it (defining every field of every message was most of a consume's decoding).
+  let text: string | undefined;
+  let enqueuedAt: string | undefined;
+  let attributesText: string | undefined;
+  let groupKey: string | undefined;
+  let onlyOwn = true;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const value = flat[i + 1] as string;
+    switch (flat[i]) {
+      case 'body':
+        text = value;
+        break;
+      case 'enqueuedAt':
+        enqueuedAt = value;
+        break;
+      case 'attributes':
+        attributesText = value;
+        break;
+      case 'groupKey':
+        groupKey = value;
+        break;
+      case 'expiresAt':
+        break;
+      default:
+        onlyOwn = false;
+    }
+  }
   const ours =
-    fields.body !== undefined &&
-    fields.enqueuedAt !== undefined &&
-    /^-?\d+$/.test(fields.enqueuedAt) &&
-    names.every((name) => OWN_FIELDS.has(name)) &&
-    (fields.groupKey === undefined || fields.groupKey !== '');
+    onlyOwn &&
+    text !== undefined &&
+    enqueuedAt !== undefined &&
+    /^-?\d+$/.test(enqueuedAt) &&
+    (groupKey === undefined || groupKey !== '');
   if (ours) {
-    const body = parseJson(fields.body as string);
-    const attributes = fields.attributes === undefined ? { value: {} } : parseJson(fields.attributes);
+    const body = parseJson(text as string);
+    const attributes = attributesText === undefined ? { value: {} } : parseJson(attributesText);
     if (body !== undefined && attributes !== undefined && isStringRecord(attributes.value)) {
       return {
         id,
         body: body.value,
         attributes: attributes.value,
         deliveries,
-        enqueuedAt: Number(fields.enqueuedAt),
-        ...(fields.groupKey === undefined ? {} : { groupKey: fields.groupKey }),
+        enqueuedAt: Number(enqueuedAt),
+        ...(groupKey === undefined ? {} : { groupKey }),
       };
     }
   }
-  return { id, body: null, attributes: {}, deliveries, enqueuedAt: idTime(id), fields };
+  return { id, body: null, attributes: {}, deliveries, enqueuedAt: idTime(id), fields: toFields(flat) };
 }
 
 export function decodeDeadLetter(id: string, flat: readonly string[]): DeadLetter {

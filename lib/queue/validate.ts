@@ -128,7 +128,39 @@ export interface EncodedMessage {
   groupKey: string | undefined;
 }
 
-const encoder = new TextEncoder();
+/**
+ * The UTF-8 length of `text` as TextEncoder would encode it (a lone surrogate becomes U+FFFD, 3
+ * bytes), without encoding it: encoding every message only to count its bytes was 15% of a
+ * 100-message produce's CPU in the Worker (issue 27's profile).
+ */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) {
+      bytes += 1;
+    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair: 2 UTF-16 units, 4 bytes. A lone high surrogate: U+FFFD, 3 bytes.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        i++;
+      } else {
+        bytes += 2;
+      }
+    } else {
+      bytes += 2;
+    }
+  }
+  return bytes;
+}
+
+/** At most 3 UTF-8 bytes per UTF-16 unit: a message this short is under any limit it is under. */
+function messageBytes(body: string, attributes: string, limit: number): number {
+  const units = body.length + attributes.length;
+  return units * 3 <= limit ? units : utf8Length(body) + utf8Length(attributes);
+}
 const MESSAGE_FIELDS = new Set([
   'body',
   'attributes',
@@ -171,7 +203,7 @@ function encodeMessage(message: unknown, index: number, limits: Limits): Encoded
   }
   if (body === undefined) invalid(`message ${index} body is not JSON-serialisable`);
   const attributes = encodeAttributes(input.attributes, index);
-  const bytes = encoder.encode(body).length + encoder.encode(attributes).length;
+  const bytes = messageBytes(body, attributes, limits.maxMessageBytes);
   if (bytes > limits.maxMessageBytes) {
     throw new QueueError(
       QueueErrorCode.messageTooLarge,

@@ -87,4 +87,50 @@ describe('a request body on the web runtimes', () => {
     const response = await h.app.request(post('/v1/queues/wq/messages', stream, tokens.admin));
     expect(response.status).toBe(413);
   });
+
+  it('is read whole when a Content-Length frames it, and still refused 413 when the header understates it', async () => {
+    const h = await createHarness({ limits: { maxRequestBytes: 64 } });
+    const framed = (body: string, length: number) =>
+      new Request('http://localhost/v1/queues/wq/messages', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${tokens.admin}`,
+          'content-length': String(length),
+        },
+        body,
+      });
+    const small = '{"messages":[{"body":"framed"}]}';
+    const served = await h.app.request(framed(small, encoder.encode(small).length));
+    expect(served.status).toBe(201);
+    const browsed = await h.call('GET', '/v1/queues/wq/messages');
+    expect(browsed.json.messages.map((m: { body: unknown }) => m.body)).toEqual(['framed']);
+    // 30 characters of 3 bytes: 90 bytes of UTF-8, over the 64 allowed, behind a header saying 10.
+    const wide = `{"messages":[{"body":"${'€'.repeat(30)}"}]}`;
+    const refused = await h.app.request(framed(wide, 10));
+    expect(refused.status).toBe(413);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    // A body whose text is anything, "late" included, is a body: invalid JSON here, 400.
+    expect((await h.app.request(framed('late', 4))).status).toBe(400);
+    const long = `{"messages":[{"body":"${'x'.repeat(100)}"}]}`;
+    expect((await h.app.request(framed(long, 20))).status).toBe(413);
+  });
+
+  it('is answered 408 when a body with a Content-Length stops arriving for BODY_TIMEOUT_MS', async () => {
+    const h = await createHarness({ edge: { bodyTimeoutMs: 150 } });
+    const { stream } = streamOf(['{"messages":[{"body":'], false);
+    const request = new Request('http://localhost/v1/queues/wq/messages', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${tokens.admin}`,
+        'content-length': '40',
+      },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    const response = await h.app.request(request);
+    expect(response.status).toBe(408);
+    expect((await h.call('GET', '/v1/queues/wq')).status).toBe(404);
+  });
 });

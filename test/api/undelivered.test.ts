@@ -4,7 +4,12 @@
  * cancels before its end gives them back, once, while one read to its end does not.
  */
 import { describe, expect, it } from 'vitest';
-import { giveBackIfCancelled, giveBackOf, markUndeliverable } from '../../lib/api/undelivered.ts';
+import {
+  giveBackIfCancelled,
+  giveBackOf,
+  keepBodyText,
+  markUndeliverable,
+} from '../../lib/api/undelivered.ts';
 import { createHarness, tokens } from './support/harness.ts';
 
 function marked(body: string, onGiveBack: () => void): Response {
@@ -40,6 +45,39 @@ describe('giveBackIfCancelled', () => {
   it('leaves an answer without a give-back as it is', () => {
     const plain = new Response('{}');
     expect(giveBackIfCancelled(plain)).toBe(plain);
+  });
+});
+
+describe('giveBackIfCancelled on an answer whose text is kept (routes/shared.ts json)', () => {
+  function kept(body: string, onGiveBack: () => void): Response {
+    const response = marked(body, onGiveBack);
+    keepBodyText(response, body);
+    return response;
+  }
+
+  it('gives back once when the runtime cancels the body before its end', async () => {
+    let given = 0;
+    const scheduled: Promise<void>[] = [];
+    const response = giveBackIfCancelled(
+      kept('x'.repeat(100_000), () => given++),
+      (work) => scheduled.push(work),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.value?.length).toBe(64 * 1024);
+    await reader.cancel(new Error('client went away'));
+    await Promise.all(scheduled);
+    expect(given).toBe(1);
+  });
+
+  it('passes the text on whole, multi-byte characters and 64 KiB slices included, and gives nothing back', async () => {
+    let given = 0;
+    const text = `{"messages":["${'é€😀'.repeat(20_000)}"]}`;
+    const response = giveBackIfCancelled(kept(text, () => given++));
+    expect(await response.text()).toBe(text);
+    expect(given).toBe(0);
   });
 });
 

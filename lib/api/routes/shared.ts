@@ -12,6 +12,7 @@ import { allows, type Scope } from '../auth.ts';
 import type { ApiEnv } from '../context.ts';
 import { ApiError, ApiErrorCode } from '../errors.ts';
 import { ErrorEnvelopeSchema } from '../schemas.ts';
+import { keepBodyText } from '../undelivered.ts';
 
 /** Every answer carries the request id (the client's `X-Request-Id` when sane, else a new one). */
 const requestIdHeader = {
@@ -46,8 +47,10 @@ export function json<T extends JSONValue | object, S extends ContentfulStatusCod
     'x-request-id': c.get('requestId'),
   };
   if (extraHeaders !== undefined) Object.assign(headers, extraHeaders);
-  const response: Marked = new Response(JSON.stringify(body), { status, headers });
+  const text = JSON.stringify(body);
+  const response: Marked = new Response(text, { status, headers });
   response[carriesId] = true;
+  keepBodyText(response, text);
   // The same object hono's c.json returns, built without its Headers copy.
   return response as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
 }
