@@ -40,6 +40,9 @@ it('keeps the key names queues already hold in Redis', () => {
     'q:{orders}:delayed-data',
     'q:{orders}:config',
     'q:{orders}:wake',
+    // New in the release that added cancelMessage; the names above stay as they were.
+    'q:{orders}:cancelled',
+    'q:{orders}:cancelled-data',
   ]);
   const g = k.group('billing');
   expect(GROUP_KEY_NAMES.map((name) => g[name])).toEqual([

@@ -163,7 +163,7 @@ onEveryBackend('deliveries', (make) => {
       isQueueError(e, 'INVALID_ARGUMENT'),
     );
     const result = await queue.extend('q', 'g', 'x', ids, { leaseMs: 2 * VT });
-    expect(result).toEqual({ extended: [a, b, c], lost: ['9-9'] });
+    expect(result).toEqual({ extended: [a, b, c], lost: ['9-9'], cancelled: [] });
     const entries = await queue.pendingRange('q', 'g', { start: '-', end: '+', count: 10 });
     expect(entries.map((e) => [e.state, e.eligibleAt, e.deliveries])).toEqual([
       ['leased', clock.now() + 2 * VT, 1],
@@ -176,6 +176,7 @@ onEveryBackend('deliveries', (make) => {
     expect(await queue.extend('q', 'g', 'y', [a as string], { leaseMs: 0 })).toEqual({
       extended: [],
       lost: [a],
+      cancelled: [],
     });
     clock.advance(VT - 1);
     expect(await queue.consume('q', 'g', 'y', 3)).toEqual([]);
