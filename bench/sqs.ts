@@ -155,6 +155,6 @@ export async function run(): Promise<string> {
     '|---|---|---|---|---|',
     ...lines,
     '',
-    "Calls per cycle: SQS 3 requests and 4 queue round trips (the send and the receive read the queue's attributes at most once a second per instance; the delete checks the holder with pendingRange, then acks: docs/sqs-queue-needs.md §1); native 3 requests, 3 round trips.",
+    "Calls per cycle: SQS 3 requests and 3 queue round trips (produce, consume, and the delete as one holder-checked ack), plus a read of the queue's attributes at most once a second per instance (the send and the receive need them); native 3 requests, 3 round trips.",
   ].join('\n');
 }
