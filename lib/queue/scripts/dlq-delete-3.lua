@@ -3,6 +3,7 @@
 -- KEYS: dlq, dlqIndex, config
 -- ARGV: ...ids
 -- Returns: deleted: int, partitions: int
+-- @include dlq-index
 -- @include partition
 local deleted = 0
 for _, id in ipairs(args.ids) do
@@ -18,9 +19,7 @@ for _, id in ipairs(args.ids) do
       end
     end
     deleted = deleted + redis.call('XDEL', keys.dlq, id)
-    if from and group and redis.call('HGET', keys.dlqIndex, from .. '|' .. group) == id then
-      redis.call('HDEL', keys.dlqIndex, from .. '|' .. group)
-    end
+    dlq_unindex(keys.dlqIndex, from, group, id)
   end
 end
 return { 'ok', deleted, stored_partitions(keys.config) }

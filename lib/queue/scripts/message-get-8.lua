@@ -21,6 +21,7 @@
 -- @include cancel
 -- @include config
 -- @include delayed
+-- @include dlq-index
 -- @include entry
 -- @include given-groups
 -- @include ids
@@ -72,7 +73,7 @@ end
 local letters = {}
 local rows = {}
 local function letter_of(group)
-  local dlq_id = redis.call('HGET', keys.dlqIndex, id .. '|' .. group)
+  local dlq_id = redis.call('HGET', keys.dlqIndex, dlq_index_field(id, group))
   if not dlq_id then
     return nil
   end

@@ -4,6 +4,7 @@
 -- ARGV: mode, limit: int, ...ids
 --   (mode: 'all' takes the oldest `limit` dead letters, 'ids' the listed ones)
 -- Returns: redriven: int, more: flag, partitions: int
+-- @include dlq-index
 -- @include partition
 -- @include unpack
 local entries = {}
@@ -39,9 +40,7 @@ for _, entry in ipairs(entries) do
     redis.call(unpack(xadd))
   end
   redriven = redriven + redis.call('XDEL', keys.dlq, entry[1])
-  if from and group and redis.call('HGET', keys.dlqIndex, from .. '|' .. group) == entry[1] then
-    redis.call('HDEL', keys.dlqIndex, from .. '|' .. group)
-  end
+  dlq_unindex(keys.dlqIndex, from, group, entry[1])
 end
 local more = 0
 if args.mode == 'all' and redis.call('EXISTS', keys.dlq) == 1 and redis.call('XLEN', keys.dlq) > 0 then

@@ -1,5 +1,6 @@
 -- How a pending entry ends other than by an ack: dead-lettered, retired at max deliveries, or
 -- dropped because its entry is gone.
+-- @include dlq-index
 -- @include entry
 -- @include held
 -- @include int
@@ -35,7 +36,7 @@ local function dead_letter(g, id, fields, deliveries, reason, now, holder)
   xadd[#xadd + 1] = 'dlq.at'
   xadd[#xadd + 1] = int(now)
   local dlq_id = redis.call(unpack(xadd))
-  redis.call('HSET', g.dlqIndex, id .. '|' .. g.name, dlq_id)
+  redis.call('HSET', g.dlqIndex, dlq_index_field(id, g.name), dlq_id)
   redis.call('XACK', g.stream, g.name, id)
   forget(g, id, holder)
   return dlq_id
