@@ -209,6 +209,14 @@ function checkKeys(keys: ParamShape, where: string): void {
     if ((name === 'dedup' || name === 'attempt') && kind !== 'string') {
       throw new Error(`${where}: ...${name} holds single keys`);
     }
+    if (name === 'from') {
+      if (typeof kind === 'string') throw new Error(`${where}: ...from lists the group's keys by name`);
+      for (const [field] of kind) {
+        if (!PARTITION_KEYS.has(field) && !GROUP_KEYS.has(field)) {
+          throw new Error(`${where}: no partition or group key is named ${field}`);
+        }
+      }
+    }
     if (name === 'groups') {
       if (typeof kind === 'string') throw new Error(`${where}: ...groups lists each group's keys by name`);
       for (const [field] of kind) {
@@ -620,6 +628,9 @@ function tsScope(header: Header): string {
   }
   if (lists.some(([name]) => name === 'dedup')) members.push('dedup: readonly string[]');
   if (lists.some(([name]) => name === 'attempt')) members.push('attempt?: { consumer: string; id: string }');
+  if (lists.some(([name]) => name === 'from')) {
+    members.push('from: { queue: string; partition?: number; group: string }');
+  }
   return tsObject(members);
 }
 

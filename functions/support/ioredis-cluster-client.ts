@@ -17,7 +17,10 @@ import {
   type RedisValue,
   readArrived,
 } from '../../lib/redis/client.ts';
+import { keySlot } from '../../lib/redis/key-slot.ts';
 import { type BlockingPool, createBlockingPool } from './blocking-pool.ts';
+
+export { crc16, keySlot } from '../../lib/redis/key-slot.ts';
 
 /** Parses `host:port,host:port,…` (REDIS_CLUSTER_NODES); throws naming the variable, never a value. */
 export function parseClusterNodes(
@@ -144,31 +147,10 @@ export function createIoredisClusterClient(
     eval: (source, keys, args) => guard(() => cluster.eval(source, keys.length, ...keys, ...args)),
     blockingRead: (keys, ids, blockMs, options) =>
       guard<boolean>(() => blockingRead(keys, ids, blockMs, options?.signal)),
+    cluster: true,
     blockingClientName,
     closeBlocking,
   };
-}
-
-/** CRC16/XMODEM (poly 0x1021, init 0), the checksum Redis Cluster hashes keys with. */
-export function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** The key's slot: the hash tag's content when the key has a non-empty `{...}`, else the whole key. */
-export function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  let hashed = key;
-  if (open !== -1) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) hashed = key.slice(open + 1, close);
-  }
-  return crc16(new TextEncoder().encode(hashed)) % 16384;
 }
 
 /**

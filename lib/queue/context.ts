@@ -46,6 +46,8 @@ export type QueueRunner = <Scope extends KeyScope, Args, Reply>(
 export interface QueueContext {
   readonly run: QueueRunner;
   readonly space: KeySpace;
+  /** The Redis is a cluster (the keys of one call must share a slot): RedisClient's `cluster`. */
+  readonly cluster: boolean;
   readonly clock: Clock;
   /** The clock's time in whole ms, as the scripts take it. */
   now(): number;
@@ -90,6 +92,7 @@ export function createQueueContext(options: QueueServiceOptions): QueueContext {
   return {
     run,
     space,
+    cluster: options.redis.cluster === true,
     clock,
     now: () => Math.floor(clock.now()),
     defaults,

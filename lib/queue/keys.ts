@@ -104,10 +104,11 @@ export const PARTITION_KEY_NAMES = [
 ] as const;
 export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState'] as const;
 /**
- * The variadic parts a script's KEYS may end with: every group's keys, dedup records, and the
- * record of a receive attempt (none or one).
+ * The variadic parts a script's KEYS may end with: every group's keys, dedup records, the record
+ * of a receive attempt (none or one), and `from`: the keys of the group an ack-and-produce settles
+ * in (another queue's partition, or the same; one item of partition and group keys).
  */
-export const KEY_LIST_NAMES = ['groups', 'dedup', 'attempt'] as const;
+export const KEY_LIST_NAMES = ['groups', 'dedup', 'attempt', 'from'] as const;
 
 /**
  * @example
@@ -162,6 +163,11 @@ export interface KeyScope {
   dedup?: readonly string[];
   /** `...attempt`: the receive attempt of a consume (of `group`), when it names one. */
   attempt?: { consumer: string; id: string };
+  /**
+   * `...from`: the group whose messages an ack-and-produce acks, in its queue's partition (the
+   * call's own queue is the one it produces into).
+   */
+  from?: { queue: string; partition?: number; group: string };
 }
 
 const registryNames = new Set<string>(REGISTRY_KEY_NAMES);
@@ -196,6 +202,12 @@ function listKeys(space: KeySpace, scope: KeyScope, [name, kind]: VariadicShape,
     if (scope.attempt === undefined) return;
     const { consumer, id } = scope.attempt;
     out.push(partitionOf(space, scope, name).attempt(need(scope.group, 'group', name), consumer, id));
+    return;
+  }
+  if (name === 'from' && typeof kind !== 'string') {
+    const from = need(scope.from, 'from', name);
+    const scoped: KeyScope = { queue: from.queue, partition: from.partition ?? 0, group: from.group };
+    for (const [field] of kind) out.push(keyNamed(space, scoped, field));
     return;
   }
   if (name === 'groups' && typeof kind !== 'string') {

@@ -9,6 +9,7 @@
  * operation reaches them: lib/queue/partitions/.
  */
 import { createQueueContext, type QueueServiceOptions } from './context.ts';
+import { createAckProduce } from './ops/ack-produce.ts';
 import { createCancelOps } from './ops/cancel.ts';
 import { forwardDeadLetters } from './ops/dead-letter-forward.ts';
 import { createDeliveryOps } from './ops/deliveries.ts';
@@ -19,7 +20,7 @@ import { createPauseOps } from './ops/pause.ts';
 import { createQueueOps } from './ops/queues.ts';
 import { createScheduleOps } from './ops/schedules.ts';
 import { createSystemOps } from './ops/system.ts';
-import type { QueueService } from './types.ts';
+import type { AckOptions, QueueService } from './types.ts';
 
 export type { QueueServiceOptions };
 
@@ -41,6 +42,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...createScheduleOps(ctx),
     ...createSystemOps(ctx),
   };
+  // Ack-and-produce (an ack with `produce`) runs its own path; it acks and produces through the
+  // service's own ack and produce when its two partitions are in different cluster slots.
+  const ack = service.ack;
+  const ackAndProduce = createAckProduce(ctx, () => ({ ack, produce: service.produce, getConfig: service.getConfig }));
+  service.ack = ((queue: string, group: string, ids: string[], options?: AckOptions) =>
+    options?.produce === undefined
+      ? ack(queue, group, ids, options as never)
+      : ackAndProduce(queue, group, ids, options.consumer, options.produce)) as QueueService['ack'];
   ctx.deadLettered = async (queue) => {
     await forwardDeadLetters(service, queue).catch(() => undefined);
   };

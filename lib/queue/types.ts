@@ -63,6 +63,39 @@ export interface AckOptions {
   consumer?: string;
   /** Answer each id's outcome too. */
   outcomes?: boolean;
+  /**
+   * Ack-and-produce: the acked ids' results, sent to `queue` in the same step (see
+   * lib/queue/ops/ack-produce.ts). The answer then carries each id's outcome and each result's id.
+   */
+  produce?: AckProduce;
+}
+
+/** A result of an acked message, for the next queue. */
+export interface AckProducedMessage extends MessageInput {
+  /**
+   * The id (one of the ack's ids) this is a result of; may be left out when the ack names one id.
+   * Only the results of ids this call acks are produced.
+   */
+  from?: string;
+}
+
+/** What an ack-and-produce sends on: to an existing queue (which may be the same queue). */
+export interface AckProduce {
+  queue: string;
+  /** 1-1000 results, as produce takes messages (plus `from`). */
+  messages: AckProducedMessage[];
+}
+
+export interface AckProduced {
+  acked: number;
+  /** One per id, in the order given. */
+  outcomes: AckOutcome[];
+  /**
+   * One per result, in the order given: its id in the target queue (the first message's id when
+   * its dedupId was seen within the target's dedup window), or null when it was not produced
+   * because this call did not ack its id (held by another consumer, or not pending).
+   */
+  produced: (string | null)[];
 }
 
 /**
@@ -381,8 +414,15 @@ export interface QueueService {
   /**
    * Acks what the group holds of `ids`; answers how many. With `consumer`, only the entries that
    * consumer holds (a stale holder's ack changes nothing); without, whoever holds them. With
-   * `outcomes: true`, also each id's outcome in input order.
+   * `outcomes: true`, also each id's outcome in input order. With `produce`, the acked ids' results
+   * go to the next queue in the same step (ack-and-produce): see AckProduced.
    */
+  ack(
+    queue: string,
+    group: string,
+    ids: string[],
+    options: AckOptions & { produce: AckProduce },
+  ): Promise<AckProduced>;
   ack(
     queue: string,
     group: string,

@@ -32,6 +32,11 @@ export interface RedisClient {
     options?: CallOptions,
   ): Promise<RedisValue>;
   /**
+   * True for a Redis Cluster: the keys of one script call must then share a slot. Absent or false:
+   * one Redis (or a front that runs a script over any keys), where a call may touch two queues.
+   */
+  readonly cluster?: boolean;
+  /**
    * `XREAD COUNT 1 BLOCK blockMs STREAMS ...keys ...ids`: waits until one of the streams has an
    * entry past its id (true) or `blockMs` passed (false). The keys may lie in different cluster
    * slots (a cluster adapter reads each slot on its own connection). Aborting `options.signal`

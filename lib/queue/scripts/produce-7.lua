@@ -20,17 +20,10 @@
 -- Returns: unregistered: flag, partitions: int, rerouted: flag, ...ids: string
 --   (in input order; a delayed message answers a 'delayed-<n>' token)
 -- Errors: QUEUE_NOT_FOUND
+-- @include append-messages
 -- @include config
--- @include dedup
--- @include delayed
--- @include first-score
--- @include message-fields
 -- @include given-groups
--- @include int
--- @include park
 -- @include partition
--- @include unpack
--- @include wake
 
 local now = args.now
 -- Grouped messages that go into the stream park in every group: check the groups before
@@ -63,49 +56,5 @@ local partitions = tonumber(record.partitions) or 1
 if args.keyed == 1 and partitions > args.known then
   return { 'ok', unregistered, partitions, 1 }
 end
-local epoch = record.epoch or ''
-local window = cfg.dedupWindowMs
 local out = { 'ok', unregistered, partitions, 0 }
--- The earliest due time of the delayed set, read only once a message of this call is delayed.
-local earliest = false
--- What this call appended to the stream ({id, groupKey or false}), and how many were grouped.
-local appended = {}
-local grouped = 0
-for _, message in ipairs(args.messages) do
-  local delay = message.delayMs
-  local dedup = message.dedupKey > 0 and window > 0 and keys.dedup[message.dedupKey] or nil
-  local id = dedup and dedup_seen(dedup, epoch, now)
-  if not id then
-    local expires = message.ttlMs > 0 and int(now + message.ttlMs) or nil
-    local fields = message_fields(message.body, message.attributes, int(now), expires, message.groupKey)
-    if delay > 0 then
-      id = 'delayed-' .. int(redis.call('HINCRBY', keys.config, 'delayedSeq', 1))
-      delay_message(keys.delayedData, id, fields)
-      if earliest == false then
-        earliest = first_score(keys.delayed)
-      end
-      redis.call('ZADD', keys.delayed, int(now + delay), id)
-      if not earliest or now + delay < earliest then
-        earliest = now + delay
-        -- A new earliest due time: a waiting consumer's wait was bounded by the old one.
-        wake(keys.wake)
-      end
-    else
-      id = redis.call('XADD', keys.stream, '*', unpack(fields))
-      appended[#appended + 1] = { id, message.groupKey ~= '' and message.groupKey }
-      if message.groupKey ~= '' then
-        grouped = grouped + 1
-      end
-    end
-    if dedup then
-      dedup_record(dedup, epoch, id, now, window)
-    end
-  end
-  out[#out + 1] = id
-end
-if grouped > 0 then
-  for _, group in ipairs(groups) do
-    park_appended(group.g, group.info, appended, cfg, now)
-  end
-end
-return out
+return append_messages(keys, args.messages, keys.dedup, groups, cfg, record.epoch or '', now, out)

@@ -64,6 +64,7 @@ export function countingClient(
   names: Map<string, string>,
 ): RedisClient {
   return {
+    ...(inner.cluster === undefined ? {} : { cluster: inner.cluster }),
     evalsha(sha, keys, args) {
       calls.push({ command: 'evalsha', name: names.get(sha) ?? sha, keys: [...keys] });
       return inner.evalsha(sha, keys, args);
