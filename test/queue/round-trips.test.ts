@@ -24,6 +24,11 @@ onEveryBackend(
         // The holder-checked forms: the check and the action in the same script.
         await queue.nack('q', 'g', [got[1]?.id as string], 0, { consumer: 'c' });
         await queue.ack('q', 'g', [got[0]?.id as string], { consumer: 'c', outcomes: true });
+        // Ack-and-produce where both partitions share a slot: the ack and the produce in one script.
+        await queue.ack('q', 'g', [got[0]?.id as string], {
+          consumer: 'c',
+          produce: { queue: 'q', messages: [{ body: 'result' }, { body: 'result 2', delayMs: 10 }] },
+        });
         await queue.extend('q', 'g', 'c', [got[1]?.id as string], { leaseMs: 0 });
         await queue.reclaim('q', 'g', 'c', { minIdleMs: 0 });
         await queue.pendingSummary('q', 'g');
@@ -44,7 +49,7 @@ onEveryBackend(
       await warm();
       calls.length = 0;
       await warm();
-      expect(calls.map((c) => c.command)).toEqual(Array(26).fill('evalsha'));
+      expect(calls.map((c) => c.command)).toEqual(Array(27).fill('evalsha'));
       await queue.sweep();
       calls.length = 0;
       await queue.sweep();

@@ -316,7 +316,8 @@ onEveryBackend('ack-and-produce', (make) => {
       produce: { queue: target, messages: [{ body: 2 }] },
     });
     expect(single.outcomes).toEqual(['acked']);
-    expect(calls.map((c) => c.name)).toEqual(['ackProduce']);
+    // (A master that has not cached the script yet answers NOSCRIPT: an EVAL follows.)
+    expect(calls.filter((c) => c.command === 'evalsha').map((c) => c.name)).toEqual(['ackProduce']);
     expect((await bodies(queue, target)).sort()).toEqual([2, 'warm']);
     expect((await bodies(queue, 'b')).sort()).toEqual([0, 1]);
   });
