@@ -134,38 +134,47 @@ const Attributes = z
   )
   .openapi({ example: { tenant: 'acme' }, description: 'String values; the name __proto__ is reserved' });
 
+/** A message to produce, field by field (MessageInput; ack-and-produce's results add `from`). */
+const messageInputShape = {
+  body: z
+    .unknown()
+    .refine((value) => value !== undefined, 'body is required')
+    .openapi({ description: 'Any JSON value', example: { orderId: 42 } }),
+  attributes: Attributes.optional(),
+  delayMs: int(CALL_RULES.delayMs).optional(),
+  ttlMs: int(CALL_RULES.ttlMs).optional().openapi({
+    description:
+      "Not delivered once this many ms passed since enqueue (dead-lettered with reason expired); default: the queue's messageTtlMs",
+  }),
+  dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
+  partitionKey: text(LENGTH_RULES.partitionKey, 'partitionKey').optional().openapi({
+    description:
+      'Messages with the same key go to the same partition of a partitioned queue and keep their order there',
+  }),
+  groupKey: text(LENGTH_RULES.groupKey, 'groupKey').optional().openapi({
+    description:
+      "Ordered message groups: within each consumer group, a message with this key is delivered only while fewer than the queue's maxInFlightPerKey (default 1) earlier messages of the key are in flight, in produce order, and keys take turns so a busy key cannot starve the others. The key is also the message's partition key, so a message takes groupKey or partitionKey, not both",
+    example: 'customer-42',
+  }),
+};
+
+/** groupKey and partitionKey exclude each other (a group key routes its message itself). */
+function oneRoutingKey(message: { groupKey?: string | undefined; partitionKey?: string | undefined }) {
+  return message.groupKey === undefined || message.partitionKey === undefined;
+}
+const oneRoutingKeyError = {
+  message: 'give groupKey or partitionKey, not both: a group key is the partition key',
+  path: ['partitionKey'],
+};
+const oneRoutingKeySchema = {
+  not: { required: ['groupKey', 'partitionKey'], properties: { groupKey: {}, partitionKey: {} } },
+};
+
 export const MessageInputSchema = z
-  .object({
-    body: z
-      .unknown()
-      .refine((value) => value !== undefined, 'body is required')
-      .openapi({ description: 'Any JSON value', example: { orderId: 42 } }),
-    attributes: Attributes.optional(),
-    delayMs: int(CALL_RULES.delayMs).optional(),
-    ttlMs: int(CALL_RULES.ttlMs).optional().openapi({
-      description:
-        "Not delivered once this many ms passed since enqueue (dead-lettered with reason expired); default: the queue's messageTtlMs",
-    }),
-    dedupId: text(LENGTH_RULES.dedupId, 'dedupId').optional(),
-    partitionKey: text(LENGTH_RULES.partitionKey, 'partitionKey').optional().openapi({
-      description:
-        'Messages with the same key go to the same partition of a partitioned queue and keep their order there',
-    }),
-    groupKey: text(LENGTH_RULES.groupKey, 'groupKey').optional().openapi({
-      description:
-        "Ordered message groups: within each consumer group, a message with this key is delivered only while fewer than the queue's maxInFlightPerKey (default 1) earlier messages of the key are in flight, in produce order, and keys take turns so a busy key cannot starve the others. The key is also the message's partition key, so a message takes groupKey or partitionKey, not both",
-      example: 'customer-42',
-    }),
-  })
+  .object(messageInputShape)
   .strict()
-  .refine((message) => message.groupKey === undefined || message.partitionKey === undefined, {
-    message: 'give groupKey or partitionKey, not both: a group key is the partition key',
-    path: ['partitionKey'],
-  })
-  .openapi('MessageInput', {
-    // groupKey and partitionKey exclude each other (a group key routes its message itself).
-    not: { required: ['groupKey', 'partitionKey'], properties: { groupKey: {}, partitionKey: {} } },
-  });
+  .refine(oneRoutingKey, oneRoutingKeyError)
+  .openapi('MessageInput', oneRoutingKeySchema);
 
 export const ProduceBody = z
   .object({ messages: z.array(MessageInputSchema).min(CALL_RULES.batch.min).max(CALL_RULES.batch.max) })
@@ -299,11 +308,48 @@ const Holder = (verb: string) =>
     description: `Only the messages this consumer holds are ${verb}; others (taken over by another consumer after this one's lease ended) are left as they are. Without it, the messages are ${verb} whoever holds them`,
   });
 
+export const AckProducedMessageSchema = z
+  .object({
+    ...messageInputShape,
+    from: StreamId.optional().openapi({
+      description:
+        'The id (one of the ids acked) this message is a result of; may be left out when one id is acked. Only the results of the ids this call acks are produced',
+    }),
+  })
+  .strict()
+  .refine(oneRoutingKey, oneRoutingKeyError)
+  .openapi('AckProducedMessage', oneRoutingKeySchema);
+
+export const AckProduceSchema = z
+  .object({
+    queue: QueueName.openapi({
+      description: 'The queue the results go to (it must exist; it may be this queue)',
+    }),
+    messages: z.array(AckProducedMessageSchema).min(CALL_RULES.batch.min).max(CALL_RULES.batch.max),
+  })
+  .strict()
+  .openapi('AckProduce', {
+    description:
+      "Ack-and-produce: the acked ids' results go to `queue` in the same step, each with a dedupId (its own, else one derived from the acked message and its place among that message's results), so a repeated call adds nothing within the target's dedup window (docs/delivery.md, Ack-and-produce)",
+  });
+
 export const AckBody = z
-  .object({ ids: Ids, consumer: Holder('acked') })
+  .object({ ids: Ids, consumer: Holder('acked'), produce: AckProduceSchema.optional() })
   .strict()
   .openapi('AckRequest');
-export const AckResult = z.object({ acked: z.number().int() }).openapi('AckResult');
+export const AckOutcomeSchema = z.enum(['acked', 'held-by-other', 'not-pending']);
+export const AckResult = z
+  .object({
+    acked: z.number().int(),
+    outcomes: z.array(AckOutcomeSchema).optional().openapi({
+      description: 'With produce: per id, in order: acked, held-by-other or not-pending',
+    }),
+    produced: z.array(z.string().nullable()).optional().openapi({
+      description:
+        "With produce: per result, in order, its id in the target queue (the first message's id when its dedupId was seen within the window), or null when its id was not acked by this call",
+    }),
+  })
+  .openapi('AckResult');
 export const NackBody = z
   .object({
     ids: Ids,

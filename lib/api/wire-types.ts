@@ -133,14 +133,33 @@ export interface ConsumeOptions {
   maxBytes?: number | undefined;
 }
 
+/** A result of an acked message, for the next queue: a message and the id it is a result of. */
+export interface AckProducedMessage extends MessageInput {
+  /** One of the ids acked; may be left out when one id is acked. */
+  from?: string | undefined;
+}
+
+/** Ack-and-produce: the acked ids' results, for `queue`, in the same step. */
+export interface AckProduce {
+  queue: string;
+  messages: AckProducedMessage[];
+}
+
 export interface AckRequest {
   ids: string[];
   /** Ack only the messages this consumer holds; without it, whoever holds them. */
   consumer?: string | undefined;
+  produce?: AckProduce | undefined;
 }
+
+export type AckOutcome = 'acked' | 'held-by-other' | 'not-pending';
 
 export interface AckResult {
   acked: number;
+  /** With produce: per id, in order. */
+  outcomes?: AckOutcome[] | undefined;
+  /** With produce: per result, its id in the target queue, or null when its id was not acked. */
+  produced?: (string | null)[] | undefined;
 }
 
 export interface NackRequest {

@@ -45,7 +45,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   // Ack-and-produce (an ack with `produce`) runs its own path; it acks and produces through the
   // service's own ack and produce when its two partitions are in different cluster slots.
   const ack = service.ack;
-  const ackAndProduce = createAckProduce(ctx, () => ({ ack, produce: service.produce, getConfig: service.getConfig }));
+  const ackAndProduce = createAckProduce(ctx, () => ({
+    ack,
+    produce: service.produce,
+    getConfig: service.getConfig,
+  }));
   service.ack = ((queue: string, group: string, ids: string[], options?: AckOptions) =>
     options?.produce === undefined
       ? ack(queue, group, ids, options as never)

@@ -1,7 +1,9 @@
 /** A group's delivery cycle: consume (with long poll), ack, nack, extend, reclaim, pending. */
 import { createRoute } from '@hono/zod-openapi';
-import { Scope } from '../auth.ts';
+import type { AckProduce } from '../../queue/types.ts';
+import { allows, Scope } from '../auth.ts';
 import type { ApiApp, RouteDeps } from '../context.ts';
+import { ApiError, ApiErrorCode } from '../errors.ts';
 import { waitUntilNonEmpty } from '../long-poll.ts';
 import { operations } from '../operations.ts';
 import {
@@ -54,7 +56,11 @@ const ack = createRoute({
   ...common,
   ...operations.ackMessages,
   operationId: 'ackMessages',
-  summary: 'Acknowledge messages; unknown or already acked ids are not an error (scope: consume)',
+  summary:
+    "Acknowledge messages; unknown or already acked ids are not an error. With `produce`, the acked ids' results go to the next queue in the same step (scope: consume)",
+  description:
+    "Ack-and-produce (`produce`): the results of the ids this call acks go to `produce.queue` (which must exist) in the same step: one atomic script where both queues' keys share a Redis or a cluster slot, else the results first and the ack after. Each result carries a dedupId (its own, else one derived from the acked message and its place among that message's results), so a repeated call — a retry after a lost answer, or another consumer's after a lease expiry — adds nothing within the target's dedup window (effectively once). A result's `from` must be one of the ids acked, and is required when more than one is: a check no schema can state (`x-semantic-400`). With `produce` the token needs the produce scope too (403 otherwise).",
+  'x-semantic-400': true,
   request: { params: GroupParams, body: jsonBody(AckBody) },
   responses: { 200: jsonContent(AckResult, 'How many were acked now'), ...errorResponses(...WITH_BODY, 404) },
 });
@@ -170,8 +176,23 @@ export function registerDeliveryRoutes(app: ApiApp, deps: RouteDeps): void {
 
   app.openapi(ack, async (c) => {
     const { queue: name, group } = c.req.valid('param');
-    const { ids, consumer } = c.req.valid('json');
-    const acked = await queue.ack(name, group, ids, consumer === undefined ? {} : { consumer });
+    const { ids, consumer, produce } = c.req.valid('json');
+    const holder = consumer === undefined ? {} : { consumer };
+    if (produce !== undefined) {
+      // Producing needs the produce scope too (a consume token alone cannot write to a queue).
+      if (!allows(c.get('scopes'), Scope.produce)) {
+        throw new ApiError(
+          ApiErrorCode.forbidden,
+          'An ack with produce needs a token with the "produce" scope too',
+          {
+            required: Scope.produce,
+          },
+        );
+      }
+      const answer = await queue.ack(name, group, ids, { ...holder, produce: produce as AckProduce });
+      return json(c, answer, 200);
+    }
+    const acked = await queue.ack(name, group, ids, holder);
     return json(c, { acked }, 200);
   });
 

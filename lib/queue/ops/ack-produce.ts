@@ -12,6 +12,8 @@
  * and the ack follows; a crash or a lost answer between them is repaired by repeating the call,
  * whose produce the derived dedupIds make a no-op. See docs/delivery.md, "Ack-and-produce".
  */
+
+import { keySlot } from '../../redis/key-slot.ts';
 import type { QueueContext } from '../context.ts';
 import { isQueueError, QueueError, QueueErrorCode } from '../errors.ts';
 import { byIdPartition } from '../partitions/fan-out.ts';
@@ -27,7 +29,6 @@ import type {
   MessageInput,
   QueueService,
 } from '../types.ts';
-import { keySlot } from '../../redis/key-slot.ts';
 import { checkIds, checkName, type EncodedMessage, encodeMessages } from '../validate.ts';
 
 function invalidArgument(message: string, details?: unknown): never {
@@ -55,7 +56,13 @@ interface Result {
 }
 
 /** The results of `produce`, checked, each tied to its source id and carrying its dedupId. */
-function results(queue: string, group: string, ids: readonly string[], produce: AckProduce, ctx: QueueContext) {
+function results(
+  queue: string,
+  group: string,
+  ids: readonly string[],
+  produce: AckProduce,
+  ctx: QueueContext,
+) {
   if (typeof produce !== 'object' || produce === null) invalidArgument('produce must be an object');
   checkName('queue', produce.queue);
   const list: unknown = produce.messages;
@@ -68,9 +75,12 @@ function results(queue: string, group: string, ids: readonly string[], produce: 
     const { from, ...input } = message as AckProducedMessage;
     if (from === undefined) {
       if (new Set(ids).size !== 1) {
-        invalidArgument(`message ${index} needs a from (the id it is a result of) when more than one id is acked`, {
-          index,
-        });
+        invalidArgument(
+          `message ${index} needs a from (the id it is a result of) when more than one id is acked`,
+          {
+            index,
+          },
+        );
       }
       sources.push(0);
     } else {
@@ -187,7 +197,10 @@ export function createAckProduce(
       throw new QueueError(QueueErrorCode.queueNotFound, `Queue "${queue}" does not exist`);
     }
     if (reply.missing === 'group') {
-      throw new QueueError(QueueErrorCode.groupNotFound, `Group "${group}" of queue "${queue}" does not exist`);
+      throw new QueueError(
+        QueueErrorCode.groupNotFound,
+        `Group "${group}" of queue "${queue}" does not exist`,
+      );
     }
     const count = ctx.partitions.learn(target, reply.partitions, into === 0);
     await register(ctx, target, reply.unregistered, count);

@@ -9,8 +9,8 @@ import { isQueueError, QueueErrorCode } from '../../../lib/queue/errors.ts';
 import { derivedDedupId } from '../../../lib/queue/ops/ack-produce.ts';
 import { decodeId } from '../../../lib/queue/partitions/ids.ts';
 import type { QueueService } from '../../../lib/queue/types.ts';
-import { keySlot } from '../../../lib/redis/key-slot.ts';
 import { type RedisClient, RedisTimeoutError } from '../../../lib/redis/client.ts';
+import { keySlot } from '../../../lib/redis/key-slot.ts';
 import { onEveryBackend } from '../support/suite.ts';
 
 const VT = 5000;
@@ -91,11 +91,17 @@ onEveryBackend('ack-and-produce', (make) => {
     // Warm the scripts and this instance's partition counts, and count one call's steps.
     await queue.produce('a', [{ body: 'warm' }]);
     const [warm] = await queue.consume('a', 'g', 'c', 1);
-    await queue.ack('a', 'g', [warm?.id as string], { consumer: 'c', produce: { queue: 'b', messages: [{ body: 'w' }] } });
+    await queue.ack('a', 'g', [warm?.id as string], {
+      consumer: 'c',
+      produce: { queue: 'b', messages: [{ body: 'w' }] },
+    });
     await queue.produce('a', [{ body: 'warm2' }]);
     const [warm2] = await queue.consume('a', 'g', 'c', 1);
     calls.length = 0;
-    await queue.ack('a', 'g', [warm2?.id as string], { consumer: 'c', produce: { queue: 'b', messages: [{ body: 'w2' }] } });
+    await queue.ack('a', 'g', [warm2?.id as string], {
+      consumer: 'c',
+      produce: { queue: 'b', messages: [{ body: 'w2' }] },
+    });
     const steps = calls.length;
     expect(steps).toBeGreaterThanOrEqual(1);
     for (let lose = 0; lose < steps; lose++) {
@@ -170,7 +176,7 @@ onEveryBackend('ack-and-produce', (make) => {
 
   it('produces only the results of the ids it acks when some are held by another consumer or not pending', async () => {
     const { queue, clock } = await setup();
-    await queue.produce('a', [{ body: 'x' }, { body: 'y' }, { body: 'z' }], );
+    await queue.produce('a', [{ body: 'x' }, { body: 'y' }, { body: 'z' }]);
     const got = await queue.consume('a', 'g', 'c1', 3);
     const [x, y, z] = got.map((m) => m.id) as [string, string, string];
     clock.advance(VT + 1);
@@ -299,7 +305,10 @@ onEveryBackend('ack-and-produce', (make) => {
     const [warm, m, m2] = got.map((x) => x.id) as [string, string, string];
     await queue.ack('a', 'g', [warm], { consumer: 'c', produce: { queue: 'b', messages: [{ body: 0 }] } });
     calls.length = 0;
-    const answer = await queue.ack('a', 'g', [m], { consumer: 'c', produce: { queue: 'b', messages: [{ body: 1 }] } });
+    const answer = await queue.ack('a', 'g', [m], {
+      consumer: 'c',
+      produce: { queue: 'b', messages: [{ body: 1 }] },
+    });
     expect(answer.outcomes).toEqual(['acked']);
     const twoSlots = cluster && keySlot(`{a}`) !== keySlot(`{b}`);
     if (partitions === 1) {
