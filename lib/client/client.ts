@@ -9,9 +9,11 @@ import type { OperationAnswer, OperationId } from '../api/operations.ts';
 import { type DrainOptions, type DrainReport, runDrain } from './drain.ts';
 import { isApiError, type QueueApiError, type QueueApiErrorCode } from './errors.ts';
 import { callOperation, type OperationCall } from './operation.ts';
+import { type AckAndProduceResult, type DeliveredMessage, delivered } from './outputs.ts';
 import { type RetryPolicy, resolveRetryPolicy } from './retry.ts';
 import { createTransport, type FetchLike, type Transport } from './transport.ts';
 import type {
+  AckProduce,
   CancelResult,
   ConsumeOptions,
   DeadLetterPage,
@@ -140,12 +142,22 @@ export interface GroupHandle {
   pause(options?: CallOptions): Promise<GroupPaused>;
   resume(options?: CallOptions): Promise<GroupPaused>;
   /** Leases up to `count` messages (default 10), long-polling up to `waitMs` (default 0). */
-  consume(options: ConsumeOptions & CallOptions): Promise<Message[]>;
+  consume(options: ConsumeOptions & CallOptions): Promise<DeliveredMessage[]>;
   /**
    * Answers how many were acked now (repeats and unknown ids count 0; no ids: 0, nothing sent).
    * With `consumer`, only what that consumer holds (an ack after its lease moved on changes nothing).
    */
   ack(ids: string[], options?: { consumer?: string } & CallOptions): Promise<number>;
+  /**
+   * Ack-and-produce: acks `ids` and sends the acked ones' results to `produce.queue` in the same
+   * step (a result names the id it comes from in `from` when more than one id is acked). Safe to
+   * repeat: see DeliveredMessage.ackAndProduce. Needs a token with the consume and produce scopes.
+   */
+  ackAndProduce(
+    ids: string[],
+    produce: AckProduce,
+    options?: { consumer?: string } & CallOptions,
+  ): Promise<AckAndProduceResult>;
   /**
    * Gives messages back for redelivery after `delayMs` (default 0); answers how many (no ids: 0,
    * nothing sent). With `consumer`, only what that consumer holds (a stale nack is a no-op).
@@ -270,7 +282,27 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
           serverWaitMs: body.waitMs ?? 0,
           ...signalOf(consumeOptions),
         });
-        return answer.messages;
+        const consumer = body.consumer;
+        return answer.messages.map((message) =>
+          delivered(message, (target, messages, settleOptions) =>
+            handle.ackAndProduce([message.id], { queue: target, messages }, { consumer, ...settleOptions }),
+          ),
+        );
+      },
+      async ackAndProduce(ids, produce, callOptions) {
+        const consumer = callOptions?.consumer;
+        const answer = await call('ackMessages', {
+          params,
+          body: { ids, ...(consumer === undefined ? {} : { consumer }), produce },
+          // Safe to repeat: the results carry dedupIds derived from their message.
+          safe: true,
+          ...signalOf(callOptions),
+        });
+        return {
+          acked: answer.acked,
+          outcomes: answer.outcomes ?? [],
+          produced: answer.produced ?? [],
+        };
       },
       async ack(ids, callOptions) {
         if (ids.length === 0) return 0;
@@ -328,6 +360,7 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       name,
       consume: handle.consume,
       ack: handle.ack,
+      ackAndProduce: handle.ackAndProduce,
       nack: handle.nack,
       extend: handle.extend,
       pending: pendingRange,

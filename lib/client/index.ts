@@ -21,6 +21,12 @@ export {
   QueueApiError,
   type QueueApiErrorCode,
 } from './errors.ts';
+export {
+  type AckAndProduceResult,
+  type DeliveredMessage,
+  Outputs,
+  outputs,
+} from './outputs.ts';
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 export type { RetryDelayOption } from './retry-delay.ts';
 export { systemTimers, type Timers } from './timers.ts';

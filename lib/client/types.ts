@@ -4,6 +4,9 @@
  * declarations need neither zod nor hono.
  */
 export type {
+  AckOutcome,
+  AckProduce,
+  AckProducedMessage,
   Body,
   CancelResult,
   ConsumeOptions,

@@ -14,10 +14,11 @@ import { CALL_RULES } from '../queue/rules.ts';
 import { type Batcher, createBatcher } from './batcher.ts';
 import { QueueApiError } from './errors.ts';
 import { type Heartbeat, startHeartbeat } from './heartbeat.ts';
+import { Outputs } from './outputs.ts';
 import { backoffMs, DEFAULT_RETRY } from './retry.ts';
 import { type RetryDelayOption, retryDelayFor } from './retry-delay.ts';
 import { sleepOn, systemTimers, type Timers } from './timers.ts';
-import type { Message, PendingEntry, QueueConfig } from './types.ts';
+import type { AckProduce, Message, PendingEntry, QueueConfig } from './types.ts';
 
 /** What the handler gets besides the message. */
 export interface HandlerContext {
@@ -34,7 +35,11 @@ export interface HandlerContext {
   readonly consumer: string;
 }
 
-/** Resolve to ack the message; throw to nack it (redelivered after the retry delay). */
+/**
+ * Resolve to ack the message; throw to nack it (redelivered after the retry delay). Resolve to
+ * `outputs(queue, messages)` to ack it and send those results to the next queue in the same step
+ * (ack-and-produce, lib/client/outputs.ts); any other value acks as before.
+ */
 export type Handler = (message: Message, context: HandlerContext) => unknown;
 
 /** Where a reported error happened. */
@@ -160,6 +165,8 @@ export interface WorkerGroup {
   }): Promise<Message[]>;
   /** The worker names its consumer: only what it still holds is acked or given back. */
   ack(ids: string[], options: { consumer: string }): Promise<number>;
+  /** For handlers that return outputs (a group without it nacks those messages). */
+  ackAndProduce?(ids: string[], produce: AckProduce, options: { consumer: string }): Promise<unknown>;
   nack(ids: string[], options: { delayMs?: number; consumer: string }): Promise<number>;
   extend(
     consumer: string,
@@ -336,6 +343,25 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     timers,
   );
 
+  /**
+   * Acks one message with its results (not batched: each carries its own). A failure leaves it
+   * held by this worker until its lease ends: then it comes back, and the repeat's results are
+   * deduplicated against whatever the failed call may have sent.
+   */
+  const ackAndProduce = async (id: string, results: Outputs) => {
+    try {
+      if (group.ackAndProduce === undefined) throw new Error('this group cannot ack-and-produce');
+      await group.ackAndProduce([id], { queue: results.queue, messages: results.messages }, { consumer });
+      counters.acked++;
+      emit({ type: 'acked', ids: [id] });
+    } catch (error) {
+      report(error, { during: 'ack' });
+    } finally {
+      if (held.get(id)?.state === 'acking') acking--;
+      release(id, 'acking');
+    }
+  };
+
   const nackers = new Map<string, Batcher>();
   const nack = (id: string, delayMs: number | undefined, reason: 'failed' | 'unstarted' | 'abandoned') => {
     const key = `${delayMs ?? 'backoff'}:${reason}`;
@@ -428,12 +454,14 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
     const { message } = entry;
     const started = timers.now();
     let failure: { error: unknown } | undefined;
+    let results: Outputs | undefined;
     try {
-      await handler(message, {
+      const returned = await handler(message, {
         signal: entry.controller.signal,
         consumer,
         extend: () => extendOne(entry),
       });
+      if (returned instanceof Outputs) results = returned;
     } catch (error) {
       failure = { error };
     }
@@ -449,6 +477,12 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       entry.state = 'acking';
       acking++;
       acks.add(message.id);
+    } else if (failure === undefined && results !== undefined) {
+      counters.succeeded++;
+      emit({ type: 'succeeded', message, durationMs });
+      entry.state = 'acking';
+      acking++;
+      void ackAndProduce(message.id, results);
     } else if (failure === undefined) {
       counters.succeeded++;
       emit({ type: 'succeeded', message, durationMs });
