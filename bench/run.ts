@@ -20,6 +20,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   policies: () => import('./policies.ts'),
   groups: () => import('./groups.ts'),
   sqs: () => import('./sqs.ts'),
+  pipeline: () => import('./pipeline.ts'),
 };
 
 const filter = process.argv[2];

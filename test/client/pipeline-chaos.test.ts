@@ -96,8 +96,16 @@ it('leaves each result exactly once in every stage, with crashing, retrying and 
       .group('stage');
     const crashed = { now: false };
     crashes.push(crashed);
-    const doomed = service.client({ fetch: crashable(crashed), retry: false }).queue(from).group('stage');
-    const options = { concurrency: 8, waitMs: 200, retryDelayMs: 0, visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS };
+    const doomed = service
+      .client({ fetch: crashable(crashed), retry: false })
+      .queue(from)
+      .group('stage');
+    const options = {
+      concurrency: 8,
+      waitMs: 200,
+      retryDelayMs: 0,
+      visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS,
+    };
     workers.push(steady.work(handler(stage), { ...options, consumer: `steady-${stage}` }));
     workers.push(doomed.work(handler(stage), { ...options, consumer: `doomed-${stage}`, onError: () => {} }));
   }
