@@ -102,6 +102,51 @@ onEveryBackend(
       expect((await queue.listDeadLetters('q', {})).deadLetters).toEqual([]);
     });
 
+    it('acks its leased messages with ack-and-produce into a queue it wrote, each result once', async () => {
+      const { queue, clock, keys, client } = make();
+      const old = createScriptRunner(client, keys);
+      await old(release.groupCreate, onGroup, { start: '0', create: 1 });
+      await old(release.groupCreate, { queue: 'next', group: 'g' }, { start: '0', create: 1 });
+      await old(
+        release.produce,
+        { queue: 'q', dedup: [] },
+        { now: clock.now(), config, create: 1, known: 1, keyed: 0, messages: [message(1), message(2)] },
+      );
+      const held = (await old(release.consume, onGroup, {
+        consumer: 'old',
+        count: 2,
+        now: clock.now(),
+        config,
+      })) as { messages: { id: string }[] };
+      const [a, b] = held.messages.map((m) => m.id) as [string, string];
+      // The current code acks what the old release leased, as its holder, with results for `next`.
+      const answer = await queue.ack('q', 'g', [a, b], {
+        consumer: 'old',
+        produce: {
+          queue: 'next',
+          messages: [
+            { body: 'from 1', from: a },
+            { body: 'from 2', from: b },
+          ],
+        },
+      });
+      expect(answer.outcomes).toEqual(['acked', 'acked']);
+      const again = await queue.ack('q', 'g', [a, b], {
+        consumer: 'old',
+        produce: {
+          queue: 'next',
+          messages: [
+            { body: 'from 1', from: a },
+            { body: 'from 2', from: b },
+          ],
+        },
+      });
+      expect(again.produced).toEqual([null, null]);
+      expect(await queue.pendingSummary('q', 'g')).toMatchObject({ pending: 0, consumers: [] });
+      const results = await queue.consume('next', 'g', 'new', 10);
+      expect(results.map((m) => m.body)).toEqual(['from 1', 'from 2']);
+    });
+
     it('reads the config record it wrote: no metadata, its creation time, and takes metadata after', async () => {
       const { queue, clock, keys, client } = make();
       const old = createScriptRunner(client, keys);

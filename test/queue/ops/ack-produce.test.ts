@@ -5,10 +5,13 @@
  * queue, and across cluster slots. On every backend and partition count, on the injected clock.
  */
 import { expect, it } from 'vitest';
+import { type Attempt, timerSleep, waitUntilNonEmpty } from '../../../lib/api/long-poll.ts';
+import { systemClock } from '../../../lib/clock.ts';
 import { isQueueError, QueueErrorCode } from '../../../lib/queue/errors.ts';
 import { derivedDedupId } from '../../../lib/queue/ops/ack-produce.ts';
 import { decodeId } from '../../../lib/queue/partitions/ids.ts';
-import type { QueueService } from '../../../lib/queue/types.ts';
+import type { Message, QueueService } from '../../../lib/queue/types.ts';
+import type { WatchPoint } from '../../../lib/queue/watch.ts';
 import { type RedisClient, RedisTimeoutError } from '../../../lib/redis/client.ts';
 import { keySlot } from '../../../lib/redis/key-slot.ts';
 import { onEveryBackend } from '../support/suite.ts';
@@ -329,5 +332,39 @@ onEveryBackend('ack-and-produce', (make) => {
     expect(calls.filter((c) => c.command === 'evalsha').map((c) => c.name)).toEqual(['ackProduce']);
     expect((await bodies(queue, target)).sort()).toEqual([2, 'warm']);
     expect((await bodies(queue, 'b')).sort()).toEqual([0, 1]);
+  });
+
+  it('wakes a consumer long-polling the target, as a produce does', async () => {
+    const { queue } = make({ clock: systemClock });
+    await queue.createGroup('src', 'g', '0');
+    await queue.createGroup('dst', 'g', '$');
+    await queue.produce('src', [{ body: 'in' }]);
+    const [m] = await queue.consume('src', 'g', 'c', 1);
+    const sleeps: number[] = [];
+    const polling = waitUntilNonEmpty<Message, WatchPoint>(
+      async (): Promise<Attempt<Message, WatchPoint>> => {
+        const { messages, watch } = await queue.consumeOrWatch('dst', 'g', 'waiter', 1);
+        return { items: messages, watch };
+      },
+      (watch, until, signal) => queue.waitForWork(watch, until, signal),
+      {
+        waitMs: 5000,
+        clock: systemClock,
+        sleep: (ms, signal) => {
+          sleeps.push(ms);
+          return timerSleep(ms, signal);
+        },
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const acted = performance.now();
+    await queue.ack('src', 'g', [m?.id as string], {
+      produce: { queue: 'dst', messages: [{ body: 'out' }] },
+    });
+    const got = await polling;
+    expect(got.map((x) => x.body)).toEqual(['out']);
+    // Woken by the produce, not by the end of its wait (generous: a loaded machine).
+    expect(performance.now() - acted).toBeLessThan(2500);
+    expect(sleeps).toEqual([]);
   });
 });
