@@ -15,6 +15,7 @@ import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';
 import { createMessageOps } from './ops/messages.ts';
+import { createMoveOps } from './ops/move-tasks.ts';
 import { createPauseOps } from './ops/pause.ts';
 import { createQueueOps } from './ops/queues.ts';
 import { createScheduleOps } from './ops/schedules.ts';
@@ -30,6 +31,7 @@ export type { QueueServiceOptions };
  */
 export function createQueueService(options: QueueServiceOptions): QueueService {
   const ctx = createQueueContext(options);
+  const moves = createMoveOps(ctx, () => service);
   const service: QueueService = {
     ...createQueueOps(ctx),
     ...createMessageOps(ctx),
@@ -40,9 +42,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...createPauseOps(ctx),
     ...createScheduleOps(ctx),
     ...createSystemOps(ctx),
+    ...moves.ops,
   };
   ctx.deadLettered = async (queue) => {
     await forwardDeadLetters(service, queue).catch(() => undefined);
   };
+  ctx.advanceMove = moves.advance;
   return service;
 }

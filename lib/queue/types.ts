@@ -274,6 +274,40 @@ export interface Schedule {
   nextRunAt: number | null;
 }
 
+/** What a message move task is doing (startMove): as SQS's ListMessageMoveTasks shows it. */
+export type MoveTaskStatus = 'RUNNING' | 'COMPLETED' | 'CANCELLING' | 'CANCELLED' | 'FAILED';
+
+/**
+ * A message move task (startMove): moves the messages a consumer group of `source` can take now
+ * into `destination`, or each back to the queue it was dead-lettered from (its `dlq:source`).
+ */
+export interface MoveTask {
+  /** Opaque; names the source queue too (cancelMove takes only this). */
+  handle: string;
+  status: MoveTaskStatus;
+  source: string;
+  /** The group the messages are taken through (and removed from). */
+  group: string;
+  /** Absent: each message back to its `dlq:source` queue. */
+  destination?: string;
+  /** At most this many messages a second, on average since the start. */
+  maxPerSecond?: number;
+  moved: number;
+  /** The group's deliverable messages when the task started (approximate). */
+  toMove?: number;
+  failureReason?: string;
+  /** ms since the epoch. */
+  startedAt: number;
+}
+
+export interface MoveOptions {
+  /** The consumer group of the source the messages are taken through. */
+  group: string;
+  destination?: string;
+  /** 1-500. */
+  maxPerSecond?: number;
+}
+
 export interface SweepReport {
   /** Messages schedules enqueued (one per schedule and occurrence). */
   scheduled: number;
@@ -444,6 +478,22 @@ export interface QueueService {
    */
   deadLetterSources(queue: string): Promise<string[]>;
   purgeDeadLetters(queue: string): Promise<number>;
+  /**
+   * Starts a message move task on `source` (at most one active per queue: CONFLICT while one is)
+   * and moves its first messages at once; the sweep moves the rest in budgets. Each message is
+   * taken through `options.group`, produced into its destination with a dedupId made of its id,
+   * then acked: a step cut off and repeated (within the destination's dedup window) adds nothing.
+   * A message without a destination (no `destination`, no `dlq:source`) or a destination that
+   * does not exist fails the task (FAILED, `failureReason`), the message left where it was.
+   */
+  startMove(source: string, options: MoveOptions): Promise<MoveTask>;
+  /** The queue's most recent move tasks (the latest 10 are kept), newest first. */
+  listMoves(source: string, max?: number): Promise<MoveTask[]>;
+  /**
+   * Cancels the active task `handle` names: CANCELLING, then CANCELLED once no step is moving;
+   * what it moved stays moved. MOVE_TASK_NOT_FOUND for another handle.
+   */
+  cancelMove(handle: string): Promise<MoveTask>;
 
   stats(queue: string): Promise<QueueStats>;
   sweep(options?: SweepOptions): Promise<SweepReport>;
