@@ -51,6 +51,12 @@ export interface Message {
   deliveries: number;
   /** When it was produced (ms since the epoch); for foreign entries, the id's time part. */
   enqueuedAt: number;
+  /**
+   * Consumed messages: when it was first delivered to this group (ms), kept from that delivery
+   * until it is acked, across redeliveries and reclaims. Absent for a message whose first delivery
+   * predates this record (delivered by an older release and still pending).
+   */
+  firstDeliveredAt?: number;
   /** The message's groupKey, when it was produced with one. */
   groupKey?: string;
   /** Present for entries written to the stream by other clients: their raw fields. */
