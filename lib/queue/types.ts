@@ -349,7 +349,10 @@ export interface SweepOptions {
  * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
  * deleteQueue (four), sweep (two per queue visited plus two; a scheduled one, with `revisitMs`,
  * one when every queue is idle, else three plus two per queue visited), redrive of everything (one per 1,000
- * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
+ * dead letters), growing `partitions` (see docs/queue-design.md, "Partitions") and the message move
+tasks (startMove reads the queue's stats and writes its record, then moves a first step: a
+consume, a produce and an ack per 10 messages, and a record update; listMoves one, cancelMove two
+or three).
  */
 export interface QueueService {
   /** With `meta`, the queue's metadata changes in the same round trip. */

@@ -309,6 +309,10 @@ export function createMoveOps(ctx: QueueContext, service: () => MoveDeps) {
           handle: reply.current,
         });
       }
+      // A scheduled sweep that found the queue idle would skip it for its revisit time: due now.
+      await ctx
+        .run(scripts.sweepRecord, {}, { visits: [{ queue: source, at: startedAt }] })
+        .catch(() => undefined);
       // The first messages at once; what a failure here leaves, the sweep moves.
       try {
         return (await step(source, STEP_MAX)).task ?? task;

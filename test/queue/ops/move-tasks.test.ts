@@ -91,6 +91,8 @@ onEveryBackend('message move tasks', (make) => {
       'dlq',
       [1, 2, 3, 4, 5].map((body) => ({ body })),
     );
+    // A scheduled sweep finds the queues idle and would skip them for 5 minutes.
+    await queue.sweep({ revisitMs: 300_000 });
     const started = await queue.startMove('dlq', { group: 'm', destination: 'other', maxPerSecond: 2 });
     expect(started).toMatchObject({
       status: 'RUNNING',
@@ -105,10 +107,10 @@ onEveryBackend('message move tasks', (make) => {
     await queue.sweep();
     expect((await queue.listMoves('dlq'))[0]?.moved).toBe(2);
     clock.advance(1000);
-    await queue.sweep();
+    await queue.sweep({ revisitMs: 300_000 });
     expect((await queue.listMoves('dlq'))[0]).toMatchObject({ status: 'RUNNING', moved: 4 });
     clock.advance(1000);
-    await queue.sweep();
+    await queue.sweep({ revisitMs: 300_000 });
     expect(await queue.listMoves('dlq', 1)).toMatchObject([{ status: 'COMPLETED', moved: 5 }]);
     expect((await drain(queue, 'other')).map((m) => m.body).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(await drain(queue, 'dlq', 'm')).toEqual([]);
