@@ -33,6 +33,7 @@ export const statusByCode: Record<
   [QueueErrorCode.groupNotFound]: 404,
   [QueueErrorCode.messageNotFound]: 404,
   [QueueErrorCode.scheduleNotFound]: 404,
+  [QueueErrorCode.moveTaskNotFound]: 404,
   [QueueErrorCode.messageTooLarge]: 413,
   [QueueErrorCode.conflict]: 409,
   [QueueErrorCode.redisUnavailable]: 503,

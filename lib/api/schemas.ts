@@ -189,6 +189,10 @@ export const MessageSchema = z
     attributes: z.record(z.string(), z.string()),
     deliveries: z.number().int(),
     enqueuedAt: z.number().int(),
+    firstDeliveredAt: z.number().int().optional().openapi({
+      description:
+        'When the group first got it (ms), kept until it is acked; absent for a message first delivered by an older release',
+    }),
     groupKey: z.string().optional().openapi({ description: 'Its groupKey, when it was produced with one' }),
     fields: z.record(z.string(), z.string()).optional(),
   })

@@ -44,6 +44,8 @@ export interface Message {
   attributes: Record<string, string>;
   deliveries: number;
   enqueuedAt: number;
+  /** Consumed messages: when the group first got it (ms), kept until it is acked. */
+  firstDeliveredAt?: number | undefined;
   groupKey?: string | undefined;
   fields?: Record<string, string> | undefined;
 }

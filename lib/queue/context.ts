@@ -67,6 +67,11 @@ export interface QueueContext {
    * rejects; what it could not move the next sweep moves. The service sets it once assembled.
    */
   deadLettered: (queue: string) => Promise<void>;
+  /**
+   * Called by the sweep for a queue with an active message move task: one step of it, at most
+   * `budget` messages (lib/queue/ops/move-tasks.ts). Never rejects; answers how many it moved.
+   */
+  advanceMove: (queue: string, budget: number) => Promise<number>;
 }
 
 export function createQueueContext(options: QueueServiceOptions): QueueContext {
@@ -107,5 +112,6 @@ export function createQueueContext(options: QueueServiceOptions): QueueContext {
     },
     watches: createWatchRegistry({ redis: options.redis, clock }),
     deadLettered: async () => undefined,
+    advanceMove: async () => 0,
   };
 }

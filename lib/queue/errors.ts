@@ -13,6 +13,8 @@ export const QueueErrorCode = {
   messageNotFound: 'MESSAGE_NOT_FOUND',
   /** No recurring schedule of that name on the queue. */
   scheduleNotFound: 'SCHEDULE_NOT_FOUND',
+  /** No message move task has that handle, or it is no longer active (cancelMove). */
+  moveTaskNotFound: 'MOVE_TASK_NOT_FOUND',
   /** A message body (or attributes) over the per-message size limit. */
   messageTooLarge: 'MESSAGE_TOO_LARGE',
   /** The state does not allow the operation (for example a queue name reused for another type). */

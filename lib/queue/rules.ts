@@ -170,6 +170,8 @@ export const CALL_RULES = {
   sweepTimeBudgetMs: { min: 0, max: HOUR, unit: 'ms' },
   /** How long a scheduled sweep skips a queue it found idle (issue 18). */
   sweepRevisitMs: { min: 0, max: DAY, unit: 'ms' },
+  /** `maxPerSecond` of a message move task (startMove): SQS's MaxNumberOfMessagesPerSecond. */
+  moveRate: { min: 1, max: 500, unit: 'messages' },
 } as const satisfies Record<string, IntRule>;
 
 /** What consume's answer is bounded to without a `maxBytes`. */

@@ -16,6 +16,7 @@ import { createDeliveryOps } from './ops/deliveries.ts';
 import { createDeadLetterOps } from './ops/dlq.ts';
 import { createGroupOps } from './ops/groups.ts';
 import { createMessageOps } from './ops/messages.ts';
+import { createMoveOps } from './ops/move-tasks.ts';
 import { createPauseOps } from './ops/pause.ts';
 import { createQueueOps } from './ops/queues.ts';
 import { createScheduleOps } from './ops/schedules.ts';
@@ -31,6 +32,7 @@ export type { QueueServiceOptions };
  */
 export function createQueueService(options: QueueServiceOptions): QueueService {
   const ctx = createQueueContext(options);
+  const moves = createMoveOps(ctx, () => service);
   const service: QueueService = {
     ...createQueueOps(ctx),
     ...createMessageOps(ctx),
@@ -41,6 +43,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...createPauseOps(ctx),
     ...createScheduleOps(ctx),
     ...createSystemOps(ctx),
+    ...moves.ops,
   };
   // Ack-and-produce (an ack with `produce`) runs its own path; it acks and produces through the
   // service's own ack and produce when its two partitions are in different cluster slots.
@@ -57,5 +60,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   ctx.deadLettered = async (queue) => {
     await forwardDeadLetters(service, queue).catch(() => undefined);
   };
+  ctx.advanceMove = moves.advance;
   return service;
 }

@@ -51,6 +51,12 @@ export interface Message {
   deliveries: number;
   /** When it was produced (ms since the epoch); for foreign entries, the id's time part. */
   enqueuedAt: number;
+  /**
+   * Consumed messages: when it was first delivered to this group (ms), kept from that delivery
+   * until it is acked, across redeliveries and reclaims. Absent for a message whose first delivery
+   * predates this record (delivered by an older release and still pending).
+   */
+  firstDeliveredAt?: number;
   /** The message's groupKey, when it was produced with one. */
   groupKey?: string;
   /** Present for entries written to the stream by other clients: their raw fields. */
@@ -307,6 +313,40 @@ export interface Schedule {
   nextRunAt: number | null;
 }
 
+/** What a message move task is doing (startMove): as SQS's ListMessageMoveTasks shows it. */
+export type MoveTaskStatus = 'RUNNING' | 'COMPLETED' | 'CANCELLING' | 'CANCELLED' | 'FAILED';
+
+/**
+ * A message move task (startMove): moves the messages a consumer group of `source` can take now
+ * into `destination`, or each back to the queue it was dead-lettered from (its `dlq:source`).
+ */
+export interface MoveTask {
+  /** Opaque; names the source queue too (cancelMove takes only this). */
+  handle: string;
+  status: MoveTaskStatus;
+  source: string;
+  /** The group the messages are taken through (and removed from). */
+  group: string;
+  /** Absent: each message back to its `dlq:source` queue. */
+  destination?: string;
+  /** At most this many messages a second, on average since the start. */
+  maxPerSecond?: number;
+  moved: number;
+  /** The group's deliverable messages when the task started (approximate). */
+  toMove?: number;
+  failureReason?: string;
+  /** ms since the epoch. */
+  startedAt: number;
+}
+
+export interface MoveOptions {
+  /** The consumer group of the source the messages are taken through. */
+  group: string;
+  destination?: string;
+  /** 1-500. */
+  maxPerSecond?: number;
+}
+
 export interface SweepReport {
   /** Messages schedules enqueued (one per schedule and occurrence). */
   scheduled: number;
@@ -342,7 +382,10 @@ export interface SweepOptions {
  * configure or createGroup of a queue (three: it registers the queue, plus its other partitions),
  * deleteQueue (four), sweep (two per queue visited plus two; a scheduled one, with `revisitMs`,
  * one when every queue is idle, else three plus two per queue visited), redrive of everything (one per 1,000
- * dead letters) and growing `partitions` (see docs/queue-design.md, "Partitions").
+ * dead letters), growing `partitions` (see docs/queue-design.md, "Partitions") and the message move
+tasks (startMove reads the queue's stats and writes its record, then moves a first step: a
+consume, a produce and an ack per 10 messages, and a record update; listMoves one, cancelMove two
+or three).
  */
 export interface QueueService {
   /** With `meta`, the queue's metadata changes in the same round trip. */
@@ -484,6 +527,22 @@ export interface QueueService {
    */
   deadLetterSources(queue: string): Promise<string[]>;
   purgeDeadLetters(queue: string): Promise<number>;
+  /**
+   * Starts a message move task on `source` (at most one active per queue: CONFLICT while one is)
+   * and moves its first messages at once; the sweep moves the rest in budgets. Each message is
+   * taken through `options.group`, produced into its destination with a dedupId made of its id,
+   * then acked: a step cut off and repeated (within the destination's dedup window) adds nothing.
+   * A message without a destination (no `destination`, no `dlq:source`) or a destination that
+   * does not exist fails the task (FAILED, `failureReason`), the message left where it was.
+   */
+  startMove(source: string, options: MoveOptions): Promise<MoveTask>;
+  /** The queue's most recent move tasks (the latest 10 are kept), newest first. */
+  listMoves(source: string, max?: number): Promise<MoveTask[]>;
+  /**
+   * Cancels the active task `handle` names: CANCELLING, then CANCELLED once no step is moving;
+   * what it moved stays moved. MOVE_TASK_NOT_FOUND for another handle.
+   */
+  cancelMove(handle: string): Promise<MoveTask>;
 
   stats(queue: string): Promise<QueueStats>;
   sweep(options?: SweepOptions): Promise<SweepReport>;

@@ -1,12 +1,11 @@
 /**
-/**
  * The SQS port over the QueueService (issue 28). Queue attributes and tags are the queue's
  * metadata (configure with `meta`, createQueue, describeQueue), purge is the queue's `purge` of the
  * `sqs` group, a RedrivePolicy's DLQ is the queue's `deadLetterQueue`, sends never create a queue
  * (`mustExist`), a delete or visibility change is one holder-checked ack or extend (`leaseMs`), and
  * a receive's VisibilityTimeout and ReceiveRequestAttemptId are the consume's `leaseMs` and
- * `attemptId`. What it still cannot do exactly is in docs/sqs-queue-needs.md: there are no message
- * move tasks, and a FIFO receive takes one message per group.
+ * `attemptId`, and message move tasks are the queue's (startMove, listMoves, cancelMove) read through
+ * the `sqs` group. What it still cannot do exactly is in docs/sqs-queue-needs.md.
  */
 
 import type { Sleep } from '../api/context.ts';
@@ -24,9 +23,6 @@ export interface QueuePortDeps {
   clock: Clock;
   sleep: Sleep;
 }
-
-/** Where the rest of what phase 1 lacks is written down. */
-const NEEDS = 'docs/sqs-queue-needs.md';
 
 /** The queue's description as the SQS layer sees it: timestamps in seconds. */
 function stateOf(description: QueueDescription): QueueState {
@@ -274,19 +270,45 @@ export function createQueuePort(deps: QueuePortDeps): SqsQueuePort {
       return queue.deadLetterSources(name);
     },
 
-    async startMove() {
-      throw new SqsError(
-        SqsErrorCode.unsupportedOperation,
-        `Message move tasks are not available yet; see ${NEEDS}.`,
-      );
+    async startMove(source, destination, maxPerSecond) {
+      // A DLQ made natively gets its SQS group (its whole backlog) before the move reads through it.
+      await ensureGroup(source);
+      try {
+        return await queue.startMove(source, {
+          group: SQS_GROUP,
+          ...(destination === undefined ? {} : { destination }),
+          ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
+        });
+      } catch (error) {
+        if (isQueueError(error, QueueErrorCode.conflict)) {
+          throw new SqsError(
+            SqsErrorCode.invalidParameterValue,
+            'There is already a task running. Only one active task is allowed for a source queue arn at a given time.',
+          );
+        }
+        if (isQueueError(error, QueueErrorCode.queueNotFound)) throw queueDoesNotExist();
+        throw error;
+      }
     },
 
-    async listMoves() {
-      return [];
+    async listMoves(source, max) {
+      try {
+        return await queue.listMoves(source, max);
+      } catch (error) {
+        if (isQueueError(error, QueueErrorCode.queueNotFound)) return [];
+        throw error;
+      }
     },
 
-    async cancelMove() {
-      throw new SqsError(SqsErrorCode.resourceNotFound, 'The task handle does not name a message move task.');
+    async cancelMove(handle) {
+      try {
+        return await queue.cancelMove(handle);
+      } catch (error) {
+        if (isQueueError(error, QueueErrorCode.moveTaskNotFound)) {
+          throw new SqsError(SqsErrorCode.resourceNotFound, 'Task does not exist.');
+        }
+        throw error;
+      }
     },
   };
   return port;

@@ -87,10 +87,15 @@ function consumeRequest(
 
 /** Messages a partition's script delivered, with their ids in the queue's form. */
 function delivered(
-  items: readonly { id: string; deliveries: number; fields: string[] }[],
+  items: readonly { id: string; deliveries: number; fields: string[]; firstAt: number }[],
   p: number,
 ): Message[] {
-  return items.map(({ id, deliveries, fields }) => decodeMessage(encodeId(id, p), fields, deliveries));
+  return items.map(({ id, deliveries, fields, firstAt }) => {
+    const message = decodeMessage(encodeId(id, p), fields, deliveries);
+    // 0: a pending entry from before first delivery times were kept (unknown).
+    if (firstAt > 0) message.firstDeliveredAt = firstAt;
+    return message;
+  });
 }
 
 /** Waiters of one group in this process share watches (lib/queue/watch.ts). */

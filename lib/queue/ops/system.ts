@@ -132,8 +132,13 @@ function tally(run: SweepRun, queue: string, step: SweepQueueReply): void {
  * sweep-queue step per partition. False when the budget ran out there (the sweep stops).
  */
 async function visitQueue(ctx: QueueContext, run: SweepRun, queue: string, from: number): Promise<boolean> {
-  const { partitions, names, schedules } = await readGroups(ctx, queue);
+  const { partitions, names, schedules, moving } = await readGroups(ctx, queue);
   if (from === 0) await fireDue(ctx, run, queue, schedules);
+  if (from === 0 && moving) {
+    // A message move task runs: a step of it, and the queue is visited again next time.
+    run.budget -= await ctx.advanceMove(queue, run.budget);
+    run.idle.set(queue, false);
+  }
   let forward = false;
   const moveDeadLetters = () => (forward ? ctx.deadLettered(queue) : undefined);
   for (let p = from; p < partitions; p++) {

@@ -16,8 +16,9 @@
 --   (leaseMs: how long the delivered messages' leases last, -1 for the queue's
 --   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
---   answered: int, ...messages: {id: string, deliveries: int, fields: fields}
---   (answered: the answer's bytes with this partition's messages)
+--   answered: int, ...messages: {id: string, deliveries: int, fields: fields, firstAt: int}
+--   (answered: the answer's bytes with this partition's messages; firstAt: when the message was
+--   first delivered to the group, 0 when unknown, include/first-delivery)
 --   (partitions: the queue's partition count as this partition knows it; when nothing was
 --   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
 --   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
@@ -31,6 +32,7 @@
 -- @include dead-letter
 -- @include entry
 -- @include expiry
+-- @include first-delivery
 -- @include group
 -- @include group-exists
 -- @include held
@@ -69,6 +71,7 @@ if attempt then
         size = size + answer_bytes(message[3])
       end
       answer[7] = size
+      stamp_first(g, answer, 8, now, true)
       return answer
     end
     redis.call('DEL', attempt)
@@ -307,6 +310,7 @@ end
 serve(first)
 read_new()
 serve(n)
+stamp_first(g, out, 8, now, false)
 
 if #leased > 0 then
   local zadd = { 'ZADD', g.lease }

@@ -7,11 +7,13 @@
 -- KEYS: stream, dlq, dlqIndex, config, lease, meta, turns, heads, keyState, wake
 -- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
---   ...messages: {id: string, deliveries: int, fields: fields}
+--   ...messages: {id: string, deliveries: int, fields: fields, firstAt: int}
+--   (firstAt: when the message was first delivered to the group, 0 when unknown)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include backoff
 -- @include config
 -- @include dead-letter
+-- @include first-delivery
 -- @include group
 -- @include group-exists
 -- @include held
@@ -87,4 +89,5 @@ for _, id in ipairs(leased) do
   redis.call('ZADD', lease, int(now + vt), id)
   redis.call('HDEL', meta, 'n:' .. id)
 end
+stamp_first(g, out, 6, now, false)
 return out

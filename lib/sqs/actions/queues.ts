@@ -19,6 +19,18 @@ import { isFifoName, isQueueName, NAME_TEXT, queueNameOfArn, queueUrl } from '..
 import { page, pageRequest } from './paging.ts';
 import { checkTags } from './tags.ts';
 
+/**
+ * Whether a dead-letter queue's RedriveAllowPolicy (stored checked, lib/sqs/queue-attributes.ts)
+ * lets `source` name it: allowAll (or none), denyAll, byQueue with the source's ARN listed.
+ */
+function redriveAllowed(stored: string | undefined, source: string, context: ActionContext): boolean {
+  if (stored === undefined || stored === '') return true;
+  const policy = JSON.parse(stored) as { redrivePermission: string; sourceQueueArns?: string[] };
+  if (policy.redrivePermission === 'denyAll') return false;
+  if (policy.redrivePermission !== 'byQueue') return true;
+  return (policy.sourceQueueArns ?? []).some((arn) => queueNameOfArn(context.endpoint, arn) === source);
+}
+
 /** A RedrivePolicy's dead-letter queue: this account's, existing, of the same type, not itself. */
 async function checkRedrive(parsed: ParsedAttributes, queue: string, context: ActionContext): Promise<void> {
   const policy = parsed.redrive;
@@ -35,9 +47,15 @@ async function checkRedrive(parsed: ParsedAttributes, queue: string, context: Ac
   const target = queueNameOfArn(context.endpoint, policy.deadLetterTargetArn);
   if (target === undefined) throw reject('Invalid value for deadLetterTargetArn.');
   if (target === queue) throw reject('A queue cannot be its own dead-letter queue.');
-  if ((await context.port.readQueue(target)) === null) throw reject('Dead letter target does not exist.');
+  const dlq = await context.port.readQueue(target);
+  if (dlq === null) throw reject('Dead letter target does not exist.');
   if (isFifoName(target) !== isFifoName(queue)) {
     throw reject('Dead-letter queue must be same type of queue as the source.');
+  }
+  if (!redriveAllowed(dlq.meta.attributes.RedriveAllowPolicy, queue, context)) {
+    throw reject(
+      `Queue ${policy.deadLetterTargetArn} does not allow this queue to use it as a dead-letter queue.`,
+    );
   }
   // Dead letters move into that queue (lib/queue/ops/dead-letter-forward.ts).
   parsed.config.deadLetterQueue = target;

@@ -60,8 +60,10 @@ function render(message: Message, r: Rendering): Output {
   put('SenderId', r.accountId);
   put('SentTimestamp', String(message.enqueuedAt));
   put('ApproximateReceiveCount', String(message.deliveries));
-  // Known only on the first receive: the queue does not keep when that was (docs/sqs.md).
-  put('ApproximateFirstReceiveTimestamp', message.deliveries === 1 ? String(r.now) : undefined);
+  // The queue keeps when the group first got it; a message received by an older release and still
+  // in flight has no such record: then known only on its first receive (docs/sqs.md).
+  const firstAt = message.firstDeliveredAt ?? (message.deliveries === 1 ? r.now : undefined);
+  put('ApproximateFirstReceiveTimestamp', firstAt === undefined ? undefined : String(firstAt));
   if (r.fifo) put('SequenceNumber', sequenceNumber(message.id));
   put('MessageDeduplicationId', incoming.dedupId);
   put('MessageGroupId', incoming.groupId);

@@ -403,7 +403,7 @@ onEveryBackend('deliveries', (make) => {
   });
 
   it('delivers entries written by other clients with their raw fields', async () => {
-    const { queue, raw, keys } = make();
+    const { queue, raw, keys, clock } = make();
     await queue.createGroup('q', 'g', '0');
     const id = await raw("return redis.call('XADD', KEYS[1], '*', 'temp', '21.5', 'body', 'not json{')", [
       keys.queue('q').stream,
@@ -415,6 +415,7 @@ onEveryBackend('deliveries', (make) => {
       attributes: {},
       deliveries: 1,
       enqueuedAt: Number(String(id).split('-')[0]),
+      firstDeliveredAt: clock.now(),
       fields: { temp: '21.5', body: 'not json{' },
     });
   });

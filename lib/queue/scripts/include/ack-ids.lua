@@ -65,14 +65,15 @@ local function ack_apply(g, plan)
   for holder, n in pairs(plan.holders) do
     held_add(g, holder, -n)
   end
-  -- Lease entries and nack and cancel markers go with the acked ids, and with ids nobody holds
-  -- (left behind); another holder's lease and markers stay.
+  -- Lease entries, nack and cancel markers and first delivery times go with the acked ids, and
+  -- with ids nobody holds (left behind); another holder's lease and markers stay.
   local done, marks = {}, {}
   for _, id in ipairs(plan.unique) do
     if plan.outcome[id] ~= 'held-by-other' then
       done[#done + 1] = id
       marks[#marks + 1] = 'n:' .. id
       marks[#marks + 1] = 'c:' .. id
+      marks[#marks + 1] = 'd:' .. id
     end
   end
   if #done > 0 then

@@ -8,10 +8,10 @@
 -- @include unpack
 
 -- The pending entry `id` left `holder` (acked, dead-lettered or dropped): its lease, nack marker,
--- held count and place in its key's line go with it.
+-- held count, first delivery time and place in its key's line go with it.
 local function forget(g, id, holder)
   redis.call('ZREM', g.lease, id)
-  redis.call('HDEL', g.meta, 'n:' .. id, 'c:' .. id)
+  redis.call('HDEL', g.meta, 'n:' .. id, 'c:' .. id, 'd:' .. id)
   held_add(g, holder, -1)
   release(g, { id })
 end
