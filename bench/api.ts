@@ -204,6 +204,8 @@ interface RowResult {
   reference: Measured;
   /** A baseline checkout's API (BENCH_API_BASELINE) in the same interleaved rounds. */
   before?: Measured;
+  /** The do-nothing queue plus one trivial script call per request (the path's floor), likewise. */
+  floor?: Measured;
   /** Both servers at one fixed rate (80% of what the API sustained above). */
   equalRate: number;
   apiAtRate: Measured;
@@ -214,9 +216,19 @@ const rate = (m: Measured) => m.requests / m.seconds;
 const cpuPerRequestUs = (m: Measured) => (1000 * m.cpuMs) / m.requests;
 
 /** Each workload in ROUNDS interleaved rounds per side, SECONDS per side in all. */
-async function compare(api: Target, reference: Target, before?: Target): Promise<RowResult[]> {
+async function compare(
+  api: Target,
+  reference: Target,
+  before?: Target,
+  floor?: Target,
+): Promise<RowResult[]> {
   const rows: RowResult[] = [];
-  const sides = before === undefined ? [api, reference] : [api, reference, before];
+  const sides = [
+    api,
+    reference,
+    ...(before === undefined ? [] : [before]),
+    ...(floor === undefined ? [] : [floor]),
+  ];
   for (const workload of workloads) {
     const sums = new Map<Target, Measured>(sides.map((t) => [t, { requests: 0, seconds: 0, cpuMs: 0 }]));
     const specs = new Map(sides.map((t) => [t, workload.request(t)] as const));
@@ -248,6 +260,7 @@ async function compare(api: Target, reference: Target, before?: Target): Promise
       api: sums.get(api) as Measured,
       reference: sums.get(reference) as Measured,
       ...(before === undefined ? {} : { before: sums.get(before) as Measured }),
+      ...(floor === undefined ? {} : { floor: sums.get(floor) as Measured }),
       equalRate,
       apiAtRate: atRate.get(api) as Measured,
       referenceAtRate: atRate.get(reference) as Measured,
@@ -256,7 +269,10 @@ async function compare(api: Target, reference: Target, before?: Target): Promise
       `  ${api.name} ${row.name}: ${rate(row.api).toFixed(0)} req/s vs ${rate(row.reference).toFixed(0)} (${(rate(row.api) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.api).toFixed(0)} vs ${cpuPerRequestUs(row.reference).toFixed(0)} µs CPU; at ${equalRate} req/s ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} vs ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} µs` +
         (row.before === undefined
           ? ''
-          : `; before ${rate(row.before).toFixed(0)} req/s (${(rate(row.before) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.before).toFixed(0)} µs`),
+          : `; before ${rate(row.before).toFixed(0)} req/s (${(rate(row.before) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.before).toFixed(0)} µs`) +
+        (row.floor === undefined
+          ? ''
+          : `; floor ${rate(row.floor).toFixed(0)} req/s (${(rate(row.floor) / rate(row.reference)).toFixed(2)}x), ${cpuPerRequestUs(row.floor).toFixed(0)} µs`),
     );
     rows.push(row);
   }
@@ -271,9 +287,10 @@ async function target(name: string, server: ServerProcess, isApi: boolean): Prom
 /** A table of `compare`'s rows; `goal` is the req/s ratio the issue asks of this path. */
 function table(rows: RowResult[], goal: number): string[] {
   const hasBefore = rows.some((row) => row.before !== undefined);
+  const hasFloor = rows.some((row) => row.floor !== undefined);
   return [
-    `| route | this API req/s | do-nothing queue req/s | ratio | ≥ ${goal}x | API CPU µs/request | do-nothing CPU µs/request | both at req/s | API CPU µs/request there | do-nothing there | CPU ratio there |${hasBefore ? ' before: req/s | ratio | CPU µs/request |' : ''}`,
-    `|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|${hasBefore ? '---:|---:|---:|' : ''}`,
+    `| route | this API req/s | do-nothing queue req/s | ratio | ≥ ${goal}x | API CPU µs/request | do-nothing CPU µs/request | both at req/s | API CPU µs/request there | do-nothing there | CPU ratio there |${hasBefore ? ' before: req/s | ratio | CPU µs/request |' : ''}${hasFloor ? ' floor: req/s | ratio | CPU µs/request |' : ''}`,
+    `|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|${hasBefore ? '---:|---:|---:|' : ''}${hasFloor ? '---:|---:|---:|' : ''}`,
     ...rows.map((row) => {
       const ratio = rate(row.api) / rate(row.reference);
       const there = cpuPerRequestUs(row.referenceAtRate) / cpuPerRequestUs(row.apiAtRate);
@@ -281,7 +298,11 @@ function table(rows: RowResult[], goal: number): string[] {
         row.before === undefined
           ? ''
           : ` ${rate(row.before).toFixed(0)} | ${(rate(row.before) / rate(row.reference)).toFixed(2)} | ${cpuPerRequestUs(row.before).toFixed(0)} |`;
-      return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= goal ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} | ${row.equalRate} | ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} | ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} | ${there.toFixed(2)} |${before}`;
+      const floor =
+        row.floor === undefined
+          ? ''
+          : ` ${rate(row.floor).toFixed(0)} | ${(rate(row.floor) / rate(row.reference)).toFixed(2)} | ${cpuPerRequestUs(row.floor).toFixed(0)} |`;
+      return `| ${row.name} | ${rate(row.api).toFixed(0)} | ${rate(row.reference).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio >= goal ? 'met' : 'NOT met'} | ${cpuPerRequestUs(row.api).toFixed(0)} | ${cpuPerRequestUs(row.reference).toFixed(0)} | ${row.equalRate} | ${cpuPerRequestUs(row.apiAtRate).toFixed(0)} | ${cpuPerRequestUs(row.referenceAtRate).toFixed(0)} | ${there.toFixed(2)} |${before}${floor}`;
     }),
   ];
 }
@@ -618,6 +639,12 @@ function workersReport(result: WorkersResult): string[] {
   ];
 }
 
+/** What the floor columns are, under the tables that have them. */
+const FLOOR_PROSE =
+  '"floor" is the do-nothing queue making one trivial script call per request (EVALSHA of `return 1`, ' +
+  'bench/api/serve.ts `floor`) through the same adapter as the API (ioredis over TCP, or the engine ' +
+  "on its thread), in the same interleaved rounds: what any API that makes one Redis call per request costs, before the queue's own work.";
+
 /** Which parts of the section run (BENCH_API_PARTS, comma-separated; all by default). */
 const PARTS = new Set(
   (process.env.BENCH_API_PARTS ?? 'engine,canned,rest-call,rest,rest-redis,tcp,flat,flow,workerd')
@@ -643,8 +670,9 @@ async function compared(
   api: Target,
   reference: Target,
   before?: Target,
+  floor?: Target,
 ): Promise<string[]> {
-  const { value, load } = await withLoad(() => compare(api, reference, before));
+  const { value, load } = await withLoad(() => compare(api, reference, before, floor));
   return [
     '',
     `### ${heading}`,
@@ -696,10 +724,19 @@ async function measureAll(out: string[]): Promise<void> {
   if (PARTS.has('engine')) {
     const engineApi = await target('engine', await startServer('api'), true);
     const before = await beforeTarget();
+    const floor = await target('floor', await startServer('floor'), false);
     out.push(
-      ...(await compared('npm start on the in-process engine', [], 0.3, engineApi, reference, before)),
+      ...(await compared(
+        'npm start on the in-process engine',
+        [FLOOR_PROSE],
+        0.3,
+        engineApi,
+        reference,
+        before,
+        floor,
+      )),
     );
-    for (const t of [engineApi, before]) await t?.server.stop();
+    for (const t of [engineApi, before, floor]) await t?.server.stop();
   }
 
   if (PARTS.has('canned')) {
@@ -778,9 +815,12 @@ async function measureAll(out: string[]): Promise<void> {
         const tcpReference = await target('do-nothing', await startServer('reference'), false);
         // The baseline on the same Redis, its keys under a prefix of its own.
         const tcpBefore = await beforeTarget(redis.url, '', 'bench-before');
+        const tcpFloor = await target('floor', await startServer('floor', redis.url), false);
         const prose = [
           "The same redis-server of the benchmark's own, reached over one TCP connection (issue 27's",
           'second phase works on this path).',
+          '',
+          FLOOR_PROSE,
         ];
         out.push(
           ...(await compared(
@@ -790,9 +830,10 @@ async function measureAll(out: string[]): Promise<void> {
             tcpApi,
             tcpReference,
             tcpBefore,
+            tcpFloor,
           )),
         );
-        for (const t of [tcpApi, tcpReference, tcpBefore]) await t?.server.stop();
+        for (const t of [tcpApi, tcpReference, tcpBefore, tcpFloor]) await t?.server.stop();
       }
     } finally {
       await redis.stop();

@@ -2,7 +2,8 @@
  * The do-nothing queue the API benchmark compares with: the same routes and JSON shapes on bare
  * hono and @hono/node-server, messages kept in an array, no auth, no validation, no Redis. What a
  * route costs here is what the framework and the HTTP stack cost; the API's ratio to it is what
- * the queue's own layers cost on top.
+ * the queue's own layers cost on top. Given `roundTrip`, every route first awaits it once (one
+ * trivial Redis call): the floor of any API that makes one Redis call per request.
  */
 import { Hono } from 'hono';
 
@@ -13,8 +14,14 @@ interface Stored {
   enqueuedAt: number;
 }
 
-export function createReferenceQueue(): Hono {
+export function createReferenceQueue(roundTrip?: () => Promise<unknown>): Hono {
   const app = new Hono();
+  if (roundTrip !== undefined) {
+    app.use('*', async (_c, next) => {
+      await roundTrip();
+      await next();
+    });
+  }
   // A queue in an array read from `head` on: taking from the front is O(1), as in a real queue
   // (an Array#splice at 0 moves every waiting message and made this reference slower than the API).
   let waiting: Stored[] = [];

@@ -36,7 +36,7 @@ export async function cpuMsOf(pid: number): Promise<number> {
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
 }
 
-export type ServerKind = 'api' | 'api-defaults' | 'reference' | 'canned' | 'front';
+export type ServerKind = 'api' | 'api-defaults' | 'reference' | 'floor' | 'canned' | 'front';
 
 export function startServer(kind: ServerKind, ...args: string[]): Promise<ServerProcess> {
   return startServerOf(root, kind, ...args);
