@@ -308,7 +308,10 @@ export async function verifySignature(request: SignedRequest, credentialed: Cred
   ].join('\n');
   const scope = `${auth.date}/${auth.region}/sqs/aws4_request`;
   const stringToSign = `${ALGORITHM}\n${xAmzDate}\n${scope}\n${sha256HexSync(canonical)}`;
-  const expected = hmacSha256Hex(signingKey(credentialed.secretAccessKey, auth.date, auth.region), stringToSign);
+  const expected = hmacSha256Hex(
+    signingKey(credentialed.secretAccessKey, auth.date, auth.region),
+    stringToSign,
+  );
   if (!sameHex(expected, auth.signature)) {
     throw new SqsError(
       SqsErrorCode.signatureDoesNotMatch,

@@ -26,10 +26,7 @@ it('matches the RFC 4231 test cases', () => {
   );
   // A key longer than the block: hashed first.
   expect(
-    hmacSha256Hex(
-      new Uint8Array(131).fill(0xaa),
-      'Test Using Larger Than Block-Size Key - Hash Key First',
-    ),
+    hmacSha256Hex(new Uint8Array(131).fill(0xaa), 'Test Using Larger Than Block-Size Key - Hash Key First'),
   ).toBe('60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54');
 });
 
