@@ -6,6 +6,8 @@
  * (startApiServer, in process), on the local engine and on Redis over TCP. Rounds alternate the two
  * contenders so drift on the shared machine hits both alike. Target: SQS ≥ 0.7× native.
  */
+
+import { readdirSync, readFileSync } from 'node:fs';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
@@ -56,6 +58,43 @@ async function deleteKeys(prefix: string): Promise<void> {
   direct.disconnect();
 }
 
+/**
+ * Voluntary context switches of every thread of this process so far (Linux; 0 elsewhere): each is
+ * a thread that went to sleep waiting for another (the engine's thread, the thread pool, a socket).
+ * With one request at a time these waits are the latency a quiet machine shows; unlike the rates
+ * they do not depend on what else runs on the machine.
+ */
+function threadSleeps(): number {
+  try {
+    let sum = 0;
+    for (const tid of readdirSync('/proc/self/task')) {
+      const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+      sum += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+    return sum;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms, every thread) and thread sleeps spent by the rounds of one contender. */
+interface Cost {
+  cpuMs: number;
+  sleeps: number;
+  cycles: number;
+}
+
+async function costOf(cost: Cost, cycles: number, run: () => Promise<number>): Promise<number> {
+  const cpu = process.cpuUsage();
+  const sleeps = threadSleeps();
+  const rate = await run();
+  const used = process.cpuUsage(cpu);
+  cost.cpuMs += (used.user + used.system) / 1000;
+  cost.sleeps += threadSleeps() - sleeps;
+  cost.cycles += cycles;
+  return rate;
+}
+
 /** Messages per second of `cycles` SQS cycles. */
 async function sqsRate(sqs: SQSClient, url: string, cycles: number): Promise<number> {
   const entries = Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: BODY }));
@@ -99,7 +138,7 @@ async function nativeRate(
 
 async function measure(
   backend: 'engine' | 'redis',
-): Promise<{ backend: string; sqs: number; native: number }> {
+): Promise<{ backend: string; sqs: number; native: number; sqsCost: Cost; nativeCost: Cost }> {
   const prefix = unique('sqs');
   const server = await startApiServer({
     port: 0,
@@ -123,15 +162,18 @@ async function measure(
     await nativeRate(group, queue, 30);
     const sqsRates: number[] = [];
     const nativeRates: number[] = [];
+    const sqsCost: Cost = { cpuMs: 0, sleeps: 0, cycles: 0 };
+    const nativeCost: Cost = { cpuMs: 0, sleeps: 0, cycles: 0 };
+    const perRound = CYCLES / ROUNDS;
     for (let round = 0; round < ROUNDS; round++) {
-      sqsRates.push(await sqsRate(sqs, QueueUrl as string, CYCLES / ROUNDS));
-      nativeRates.push(await nativeRate(group, queue, CYCLES / ROUNDS));
+      sqsRates.push(await costOf(sqsCost, perRound, () => sqsRate(sqs, QueueUrl as string, perRound)));
+      nativeRates.push(await costOf(nativeCost, perRound, () => nativeRate(group, queue, perRound)));
     }
     const median = (values: number[]) =>
       [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
     await sqs.send(new DeleteQueueCommand({ QueueUrl }));
     await queue.delete();
-    return { backend, sqs: median(sqsRates), native: median(nativeRates) };
+    return { backend, sqs: median(sqsRates), native: median(nativeRates), sqsCost, nativeCost };
   } finally {
     sqs.destroy();
     await server.close();
@@ -146,6 +188,11 @@ export async function run(): Promise<string> {
     (r) =>
       `| ${r.backend} | ${Math.round(r.sqs)} | ${Math.round(r.native)} | ${(r.sqs / r.native).toFixed(2)}× | ${r.sqs / r.native >= 0.7 ? 'met' : 'not met'} |`,
   );
+  const per = (cost: Cost, value: number, digits: number) => (value / cost.cycles).toFixed(digits);
+  const costLines = rows.map(
+    (r) =>
+      `| ${r.backend} | ${per(r.sqsCost, r.sqsCost.cpuMs, 2)} | ${per(r.nativeCost, r.nativeCost.cpuMs, 2)} | ${(r.nativeCost.cpuMs / r.nativeCost.cycles / (r.sqsCost.cpuMs / r.sqsCost.cycles)).toFixed(2)}× | ${per(r.sqsCost, r.sqsCost.sleeps, 1)} | ${per(r.nativeCost, r.nativeCost.sleeps, 1)} |`,
+  );
   return [
     '## sqs',
     '',
@@ -154,6 +201,12 @@ export async function run(): Promise<string> {
     '| backend | SQS msg/s | native msg/s | SQS / native | target ≥ 0.7× |',
     '|---|---|---|---|---|',
     ...lines,
+    '',
+    "The same rounds in CPU time (every thread of the process: bench, server, engine, thread pool) and in thread sleeps (voluntary context switches, each a thread waiting on another), per cycle; these depend far less on the machine's load than the rates do. Native / SQS CPU is the rate ratio the two flows would have if CPU alone bounded them.",
+    '',
+    '| backend | SQS CPU ms/cycle | native CPU ms/cycle | native / SQS CPU | SQS sleeps/cycle | native sleeps/cycle |',
+    '|---|---|---|---|---|---|',
+    ...costLines,
     '',
     "Calls per cycle: SQS 3 requests and 3 queue round trips (produce, consume, and the delete as one holder-checked ack), plus a read of the queue's attributes at most once a second per instance (the send and the receive need them); native 3 requests, 3 round trips.",
   ].join('\n');

@@ -2,12 +2,14 @@
  * Verifies AWS Signature Version 4 as SQS does (shared/reference/sqs.md §5): the Authorization
  * header's credential scope, signed headers and signature; the canonical request rebuilt from the
  * raw path, the query and the body's bytes; a clock skew of at most 15 minutes either way; the
- * signatures compared in constant time. Web Crypto does the hashing and the HMACs. Presigned URLs
- * (the signature in the query string) are not accepted: SDKs sign SQS calls in the header.
+ * signatures compared in constant time. The hashing and the HMACs run synchronously in plain code
+ * (lib/sqs/hmac-sha256.ts); only a body larger than SYNC_HASH_LIMIT goes to Web Crypto. Presigned
+ * URLs (the signature in the query string) are not accepted: SDKs sign SQS calls in the header.
  */
 import type { Scope } from '../api/auth.ts';
 import type { SqsKeyring } from './credentials.ts';
 import { SqsError, SqsErrorCode } from './errors.ts';
+import { hmacSha256, hmacSha256Hex, SYNC_HASH_LIMIT, sha256HexSync } from './hmac-sha256.ts';
 import { utf8 } from './text.ts';
 
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
@@ -41,23 +43,14 @@ function toHex(buffer: ArrayBuffer): string {
   return out;
 }
 
+/**
+ * The SHA-256 of `data` as hex: computed here for small inputs (no thread-pool hop), by Web Crypto
+ * for large ones (off the event loop).
+ */
 export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   const bytes = typeof data === 'string' ? utf8(data) : data;
+  if (bytes.length <= SYNC_HASH_LIMIT) return sha256HexSync(bytes);
   return toHex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-}
-
-async function hmac(key: Uint8Array | CryptoKey, data: string): Promise<ArrayBuffer> {
-  const cryptoKey =
-    key instanceof Uint8Array
-      ? await crypto.subtle.importKey(
-          'raw',
-          key as Uint8Array<ArrayBuffer>,
-          { name: 'HMAC', hash: 'SHA-256' },
-          false,
-          ['sign'],
-        )
-      : key;
-  return crypto.subtle.sign('HMAC', cryptoKey, utf8(data) as Uint8Array<ArrayBuffer>);
 }
 
 /** RFC 3986 escaping as the AWS signers do it (encodeURIComponent plus !'()*). */
@@ -185,22 +178,18 @@ function sameHex(a: string, b: string): boolean {
 }
 
 /** Signing keys by secret, date and region: four HMACs saved on every later request of the day. */
-const signingKeys = new Map<string, Promise<CryptoKey>>();
+const signingKeys = new Map<string, Uint8Array>();
 
-function signingKey(secret: string, date: string, region: string): Promise<CryptoKey> {
+function signingKey(secret: string, date: string, region: string): Uint8Array {
   const id = `${secret}\n${date}\n${region}`;
   let key = signingKeys.get(id);
   if (key === undefined) {
     if (signingKeys.size >= 256) signingKeys.clear();
-    key = (async () => {
-      const kDate = await hmac(utf8(`AWS4${secret}`), date);
-      const kRegion = await hmac(new Uint8Array(kDate), region);
-      const kService = await hmac(new Uint8Array(kRegion), 'sqs');
-      const kSigning = await hmac(new Uint8Array(kService), 'aws4_request');
-      return crypto.subtle.importKey('raw', kSigning, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    })();
+    const kDate = hmacSha256(utf8(`AWS4${secret}`), date);
+    const kRegion = hmacSha256(kDate, region);
+    const kService = hmacSha256(kRegion, 'sqs');
+    key = hmacSha256(kService, 'aws4_request');
     signingKeys.set(id, key);
-    key.catch(() => signingKeys.delete(id));
   }
   return key;
 }
@@ -296,7 +285,8 @@ export function checkCredentials(
  */
 export async function verifySignature(request: SignedRequest, credentialed: Credentialed): Promise<Caller> {
   const { auth, xAmzDate } = credentialed;
-  const payloadHash = await sha256Hex(request.body);
+  const payloadHash =
+    request.body.length <= SYNC_HASH_LIMIT ? sha256HexSync(request.body) : await sha256Hex(request.body);
   const claimed = request.headers.get('x-amz-content-sha256');
   if (claimed !== null && claimed !== payloadHash) {
     throw new SqsError(
@@ -317,9 +307,10 @@ export async function verifySignature(request: SignedRequest, credentialed: Cred
     payloadHash,
   ].join('\n');
   const scope = `${auth.date}/${auth.region}/sqs/aws4_request`;
-  const stringToSign = `${ALGORITHM}\n${xAmzDate}\n${scope}\n${await sha256Hex(canonical)}`;
-  const expected = toHex(
-    await hmac(await signingKey(credentialed.secretAccessKey, auth.date, auth.region), stringToSign),
+  const stringToSign = `${ALGORITHM}\n${xAmzDate}\n${scope}\n${sha256HexSync(canonical)}`;
+  const expected = hmacSha256Hex(
+    signingKey(credentialed.secretAccessKey, auth.date, auth.region),
+    stringToSign,
   );
   if (!sameHex(expected, auth.signature)) {
     throw new SqsError(

@@ -1,7 +1,10 @@
 /** Signature Version 4 as the endpoint verifies it, against the reference vector and the SDK's own signer. */
+import { createHash, createHmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import { createSqsKeyring, parseSqsCredentials } from '../../lib/sqs/credentials.ts';
 import { SqsError } from '../../lib/sqs/errors.ts';
+import { SYNC_HASH_LIMIT } from '../../lib/sqs/hmac-sha256.ts';
 import { canonicalPath, canonicalQuery, type SignedRequest, verifySigV4 } from '../../lib/sqs/sigv4.ts';
 
 const secret = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
@@ -107,6 +110,77 @@ describe('verifySigV4', () => {
     expect(await refusal(reference({}, { 'x-amz-date': '20251231T235959Z' }))).toMatch(
       /Date in Credential scope/,
     );
+  });
+
+  it("accepts the SDK signer's signature over bodies hashed in plain code and by Web Crypto alike", async () => {
+    const bytesOf = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
+      typeof data === 'string'
+        ? data
+        : ArrayBuffer.isView(data)
+          ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+          : new Uint8Array(data);
+    /** The SDK's hash interface over node:crypto (what the AWS SDK uses on Node). */
+    class NodeSha256 {
+      private readonly hash;
+      constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+        this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+      }
+      update(data: string | ArrayBuffer | ArrayBufferView): void {
+        this.hash.update(bytesOf(data));
+      }
+      async digest(): Promise<Uint8Array> {
+        return new Uint8Array(this.hash.digest());
+      }
+    }
+    const signer = new SignatureV4({
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: secret },
+      region: 'us-east-1',
+      service: 'sqs',
+      sha256: NodeSha256,
+    });
+    const now = Date.now();
+    for (const size of [0, 1500, SYNC_HASH_LIMIT, SYNC_HASH_LIMIT + 1, 100_000]) {
+      // Exactly `size` bytes: either side of the limit up to which the body is hashed in plain code.
+      const text = JSON.stringify({
+        QueueUrl: 'http://localhost:3000/sqs/000000000000/orders',
+        MessageBody: 'x'.repeat(size),
+      }).slice(0, size);
+      const body = new TextEncoder().encode(text);
+      expect(body.length).toBe(size);
+      const signed = await signer.sign(
+        {
+          method: 'POST',
+          protocol: 'http:',
+          hostname: 'localhost',
+          port: 3000,
+          path: '/sqs/',
+          headers: {
+            host: 'localhost:3000',
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-target': 'AmazonSQS.SendMessage',
+          },
+          body: text,
+        },
+        { signingDate: new Date(now) },
+      );
+      const request: SignedRequest = {
+        method: 'POST',
+        path: '/sqs/',
+        query: '',
+        host: 'localhost:3000',
+        body,
+        headers: new Headers(signed.headers as Record<string, string>),
+      };
+      expect(await refusal(request, now)).toBe('accepted');
+      const changed = body.slice();
+      changed[changed.length - 1] = (changed[changed.length - 1] ?? 0) ^ 1;
+      if (body.length > 0) {
+        expect(await refusal({ ...request, body: changed }, now)).toMatch(
+          // The SDK's signer sends the body's SHA-256, which the computed one must equal.
+          /^XAmzContentSHA256Mismatch/,
+        );
+      }
+    }
   });
 
   it('builds canonical paths and queries as the AWS signers do', () => {
