@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { createNodeFetch } from '../functions/support/node-fetch.ts';
 import { createQueueClient, type FetchLike, type MessageInput } from '../lib/client/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createKeySpace } from '../lib/queue/keys.ts';
@@ -23,7 +24,13 @@ const MESSAGES = Number(process.env.BENCH_CLIENT_MESSAGES ?? 10_000);
 const SINGLE_MESSAGES = Math.max(1, Math.round(MESSAGES / 10));
 const WARM_UP = 2000;
 const CONCURRENCIES = [1, 10, 50];
-const PRODUCER_BATCHES = [1, 100];
+/** BENCH_CLIENT_PRODUCERS=1 runs only the rows with one message per produce request. */
+const PRODUCER_BATCHES = (process.env.BENCH_CLIENT_PRODUCERS ?? '1,100').split(',').map(Number);
+/**
+ * The client's fetch: `node` (default) is functions/support/node-fetch.ts, as a Node deployment
+ * would pass it; `global` is Node's own fetch, the client's default.
+ */
+const FETCH = process.env.BENCH_CLIENT_FETCH === 'global' ? 'global' : 'node';
 const TOKEN = 'bench-client';
 const body = { order: 42, items: ['a', 'b'] };
 
@@ -82,7 +89,11 @@ async function startServerProcess(
 }
 
 /** Counts the client's requests by route, so each row can say what a message cost in calls. */
-function countingFetch(): { fetch: FetchLike; counts: Record<string, number>; reset(): void } {
+function countingFetch(inner: FetchLike): {
+  fetch: FetchLike;
+  counts: Record<string, number>;
+  reset(): void;
+} {
   const counts: Record<string, number> = {};
   return {
     counts,
@@ -90,10 +101,9 @@ function countingFetch(): { fetch: FetchLike; counts: Record<string, number>; re
       for (const key of Object.keys(counts)) delete counts[key];
     },
     fetch: (input, init) => {
-      const path = new URL(input).pathname;
-      const kind = /\/(consume|ack|nack|extend|messages)$/.exec(path)?.[1] ?? 'other';
+      const kind = /\/(consume|ack|nack|extend|messages)(?:\?|$)/.exec(input)?.[1] ?? 'other';
       counts[kind] = (counts[kind] ?? 0) + 1;
-      return fetch(input, init);
+      return inner(input, init);
     },
   };
 }
@@ -104,7 +114,8 @@ async function benchClient(
   concurrency: number,
   messages: number,
 ): Promise<Row> {
-  const counter = countingFetch();
+  const transport = FETCH === 'node' ? createNodeFetch() : undefined;
+  const counter = countingFetch(transport?.fetch ?? ((input, init) => fetch(input, init)));
   const client = createQueueClient({ url: server.url, token: TOKEN, fetch: counter.fetch });
   const q = client.queue(unique(`c${concurrency}-p${producer}`));
   const group = q.group('g');
@@ -143,6 +154,7 @@ async function benchClient(
   const counts = { ...counter.counts };
   await worker.stop();
   await q.delete();
+  transport?.close();
   const per = (kind: string) => ((counts[kind] ?? 0) / messages).toFixed(2);
   return {
     contender: 'this client’s worker',
@@ -252,12 +264,15 @@ export async function run(): Promise<string> {
   return [
     '## client',
     '',
-    `Command: \`npm run bench -- client\` (BENCH_CLIENT_MESSAGES=${MESSAGES} per row with batched produce, a tenth with one message per request).`,
+    `Command: \`npm run bench -- client\` (BENCH_CLIENT_MESSAGES=${MESSAGES} per row with batched produce, a tenth with one message per request; BENCH_CLIENT_FETCH=${FETCH}).`,
     'End to end: one sequential producer (1 or 100 messages per produce request; `queue.add` or',
     '`addBulk` of 100 for BullMQ) and one worker of concurrency 1, 10 or 50 with an empty async',
     'handler, from the first produce until the last message is acked (BullMQ: its `completed`',
     'event), after a warm-up of both. This client’s worker runs with its defaults (long poll 5 s,',
-    'acks coalesced, batch adapting from max(concurrency, 10) to 100) and talks HTTP to',
+    'acks coalesced, batch adapting from max(concurrency, 10) to 100) and talks HTTP',
+    FETCH === 'node'
+      ? '(through `createNodeFetch`, functions/support/node-fetch.ts, as a Node deployment would) to'
+      : '(through Node’s own `fetch`, BENCH_CLIENT_FETCH=global) to',
     '`npm start`’s server, in a child process of its own, on the shared redis-server at',
     '127.0.0.1:6379 (TCP adapter). BullMQ’s Worker talks TCP to the same redis-server.',
     '"calls" are the client’s HTTP requests per message; "client CPU" is this benchmark process’s',
