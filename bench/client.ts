@@ -9,6 +9,7 @@
  * prefix and is deleted afterwards.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -27,10 +28,15 @@ const CONCURRENCIES = [1, 10, 50];
 /** BENCH_CLIENT_PRODUCERS=1 runs only the rows with one message per produce request. */
 const PRODUCER_BATCHES = (process.env.BENCH_CLIENT_PRODUCERS ?? '1,100').split(',').map(Number);
 /**
- * The client's fetch: `node` (default) is functions/support/node-fetch.ts, as a Node deployment
- * would pass it; `global` is Node's own fetch, the client's default.
+ * The client's fetch, each row run on both: `node` is functions/support/node-fetch.ts, as a Node
+ * deployment would pass it; `global` is Node's own fetch, the client's default (and all the bench
+ * measured before node-fetch.ts).
  */
-const FETCH = process.env.BENCH_CLIENT_FETCH === 'global' ? 'global' : 'node';
+type FetchKind = 'node' | 'global';
+const OURS: Record<FetchKind, string> = {
+  node: 'this client’s worker (createNodeFetch)',
+  global: 'this client’s worker (Node’s fetch)',
+};
 const TOKEN = 'bench-client';
 const body = { order: 42, items: ['a', 'b'] };
 
@@ -113,8 +119,9 @@ async function benchClient(
   producer: number,
   concurrency: number,
   messages: number,
+  fetchKind: FetchKind,
 ): Promise<Row> {
-  const transport = FETCH === 'node' ? createNodeFetch() : undefined;
+  const transport = fetchKind === 'node' ? createNodeFetch() : undefined;
   const counter = countingFetch(transport?.fetch ?? ((input, init) => fetch(input, init)));
   const client = createQueueClient({ url: server.url, token: TOKEN, fetch: counter.fetch });
   const q = client.queue(unique(`c${concurrency}-p${producer}`));
@@ -157,7 +164,7 @@ async function benchClient(
   transport?.close();
   const per = (kind: string) => ((counts[kind] ?? 0) / messages).toFixed(2);
   return {
-    contender: 'this client’s worker',
+    contender: OURS[fetchKind],
     messages,
     producer,
     concurrency,
@@ -220,16 +227,19 @@ export async function run(): Promise<string> {
   const prefix = unique('client');
   const server = await startServerProcess(prefix);
   const rows: Row[] = [];
+  const loadBefore = loadavg()[0] ?? 0;
   try {
     // Warm-up, not reported: both paths JIT-compiled and connected before the first figure.
-    await benchClient(server, 100, 10, WARM_UP);
+    await benchClient(server, 100, 10, WARM_UP, 'node');
+    await benchClient(server, 100, 10, WARM_UP, 'global');
     await benchBullmq(100, 10, WARM_UP);
     for (const producer of PRODUCER_BATCHES) {
       const messages = producer === 1 ? SINGLE_MESSAGES : MESSAGES;
       for (const concurrency of CONCURRENCIES) {
-        const ours = await benchClient(server, producer, concurrency, messages);
+        const ours = await benchClient(server, producer, concurrency, messages, 'node');
+        const global = await benchClient(server, producer, concurrency, messages, 'global');
         const bull = await benchBullmq(producer, concurrency, messages);
-        for (const row of [ours, bull]) {
+        for (const row of [ours, global, bull]) {
           rows.push(row);
           console.log(
             `  ${row.contender}, producer ${producer}, concurrency ${concurrency}: ${Math.round(row.rate)} msgs/s`,
@@ -245,39 +255,41 @@ export async function run(): Promise<string> {
     await redis.quit();
   }
 
+  const loadAfter = loadavg()[0] ?? 0;
   const table = rows.map(
     (r) =>
       `| ${r.producer} | ${r.concurrency} | ${r.contender} | ${r.messages.toLocaleString('en')} | ${Math.round(r.rate).toLocaleString('en')} | ${r.calls} | ${Math.round(r.clientCpuUs)} | ${r.serverCpuUs === undefined ? '-' : Math.round(r.serverCpuUs)} |`,
   );
   const singleVerdicts = CONCURRENCIES.map((concurrency) => {
     const single = rows.filter((r) => r.producer === 1 && r.concurrency === concurrency);
-    const ours = single.find((r) => !r.contender.startsWith('BullMQ'))?.rate ?? 0;
+    const ours = single.find((r) => r.contender === OURS.node)?.rate ?? 0;
     const bull = single.find((r) => r.contender.startsWith('BullMQ'))?.rate ?? Number.POSITIVE_INFINITY;
     return `concurrency ${concurrency} ${(ours / bull).toFixed(2)}x (${ours >= 0.5 * bull ? 'met' : 'NOT met'})`;
   });
   const verdicts = CONCURRENCIES.map((concurrency) => {
     const batched = rows.filter((r) => r.producer === 100 && r.concurrency === concurrency);
-    const ours = batched.find((r) => !r.contender.startsWith('BullMQ'))?.rate ?? 0;
+    const ours = batched.find((r) => r.contender === OURS.node)?.rate ?? 0;
     const bull = batched.find((r) => r.contender.startsWith('BullMQ'))?.rate ?? Number.POSITIVE_INFINITY;
     return `concurrency ${concurrency} ${(ours / bull).toFixed(2)}x (${ours >= bull ? 'met' : 'NOT met'})`;
   });
   return [
     '## client',
     '',
-    `Command: \`npm run bench -- client\` (BENCH_CLIENT_MESSAGES=${MESSAGES} per row with batched produce, a tenth with one message per request; BENCH_CLIENT_FETCH=${FETCH}).`,
+    `Command: \`npm run bench -- client\` (BENCH_CLIENT_MESSAGES=${MESSAGES} per row with batched produce, a tenth with one message per request).`,
     'End to end: one sequential producer (1 or 100 messages per produce request; `queue.add` or',
     '`addBulk` of 100 for BullMQ) and one worker of concurrency 1, 10 or 50 with an empty async',
     'handler, from the first produce until the last message is acked (BullMQ: its `completed`',
     'event), after a warm-up of both. This client’s worker runs with its defaults (long poll 5 s,',
-    'acks coalesced, batch adapting from max(concurrency, 10) to 100) and talks HTTP',
-    FETCH === 'node'
-      ? '(through `createNodeFetch`, functions/support/node-fetch.ts, as a Node deployment would) to'
-      : '(through Node’s own `fetch`, BENCH_CLIENT_FETCH=global) to',
+    'acks coalesced, batch adapting from max(concurrency, 10) to 100) and talks HTTP, once through',
+    '`createNodeFetch` (functions/support/node-fetch.ts, as a Node deployment would pass it) and',
+    'once through Node’s own `fetch` (the client’s default, and what this section measured before), to',
     '`npm start`’s server, in a child process of its own, on the shared redis-server at',
     '127.0.0.1:6379 (TCP adapter). BullMQ’s Worker talks TCP to the same redis-server.',
     '"calls" are the client’s HTTP requests per message; "client CPU" is this benchmark process’s',
     'CPU time per message (producer and worker together), "server CPU" the API server process’s',
     '(Redis’ own time is in neither).',
+    '',
+    `load ${loadBefore.toFixed(2)}-${loadAfter.toFixed(2)} (1-minute load average before and after, 2 cores)`,
     '',
     '| producer batch | concurrency | contender | messages | messages/s | calls | client CPU µs/msg | server CPU µs/msg |',
     '|---|---|---|---:|---:|---|---:|---:|',
