@@ -1,9 +1,11 @@
 /**
- * Coalesces ids into few calls: ids added in one turn of the event loop go in one call (sent on
- * the next tick of the worker's timers, so handlers that finish together are acked together),
- * and every id that arrives while a call is in flight goes into the next one (up to `max` per
- * call). A busy worker sends one ack per round trip instead of one per message; a lone ack waits
- * one tick.
+ * Coalesces ids into few calls: ids added within `lingerMs` of the first one (or, with 0, in one
+ * turn of the event loop: sent on the next tick of the worker's timers, so handlers that finish
+ * together are acked together) go in one call, and every id that arrives while a call is in
+ * flight goes into the next one (up to `max` per call). A busy worker sends one ack per round trip
+ * instead of one per message; a worker whose messages finish one at a time, a few milliseconds
+ * apart, sends one per linger instead of one each. `flush` cuts the wait short (a stopping worker
+ * does not linger).
  */
 import { sleepOn, systemTimers, type Timers } from './timers.ts';
 
@@ -13,6 +15,8 @@ export interface Batcher {
   idle(): Promise<void>;
   /** Whether ids are waiting or a call is in flight. */
   busy(): boolean;
+  /** Sends what waits now instead of after the linger, and every later id without one. */
+  flush(): void;
 }
 
 /**
@@ -25,12 +29,15 @@ export function createBatcher(
   send: (ids: string[]) => Promise<void>,
   max: number,
   timers: Timers = systemTimers,
+  lingerMs = 0,
 ): Batcher {
   const queued: string[] = [];
   let running: Promise<void> | undefined;
+  let flushed = false;
+  const lingering = new AbortController();
 
   const drain = async () => {
-    await sleepOn(timers, 0);
+    await sleepOn(timers, flushed ? 0 : lingerMs, lingering.signal);
     while (queued.length > 0) await send(queued.splice(0, max));
     running = undefined;
   };
@@ -42,5 +49,9 @@ export function createBatcher(
     },
     idle: () => running ?? Promise.resolve(),
     busy: () => running !== undefined,
+    flush() {
+      flushed = true;
+      lingering.abort();
+    },
   };
 }
