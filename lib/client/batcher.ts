@@ -1,8 +1,8 @@
 /**
- * Coalesces ids into few calls: ids added within `lingerMs` of the first one (or, with 0, in one
- * turn of the event loop: sent on the next tick of the worker's timers, so handlers that finish
- * together are acked together) go in one call, and every id that arrives while a call is in
- * flight goes into the next one (up to `max` per call). A busy worker sends one ack per round trip
+ * Coalesces ids into few calls: ids added within `lingerMs` of the oldest waiting one (or, with 0,
+ * in one turn of the event loop: sent on the next tick of the worker's timers, so handlers that
+ * finish together are acked together) go in one call, and the ids that arrive while a call is in
+ * flight wait for the next one (up to `max` per call), which lingers from the oldest of them. A busy worker sends one ack per round trip
  * instead of one per message; a worker whose messages finish one at a time, a few milliseconds
  * apart, sends one per linger instead of one each. `flush` cuts the wait short (a stopping worker
  * does not linger).
@@ -32,18 +32,27 @@ export function createBatcher(
   lingerMs = 0,
 ): Batcher {
   const queued: string[] = [];
+  /** When the oldest id waiting was added. */
+  let oldestAt = 0;
   let running: Promise<void> | undefined;
   let flushed = false;
   const lingering = new AbortController();
 
   const drain = async () => {
-    await sleepOn(timers, flushed ? 0 : lingerMs, lingering.signal);
-    while (queued.length > 0) await send(queued.splice(0, max));
+    for (let first = true; queued.length > 0; first = false) {
+      // Each call lingers from its oldest id, those that came during the previous call too: else
+      // a worker whose acks arrive one per round trip would send them one per call.
+      const wait = flushed ? 0 : Math.max(0, lingerMs - (timers.now() - oldestAt));
+      if (first || wait > 0) await sleepOn(timers, wait, lingering.signal);
+      // Ids left past `max` are older still: their call goes without lingering.
+      await send(queued.splice(0, max));
+    }
     running = undefined;
   };
 
   return {
     add(id) {
+      if (queued.length === 0) oldestAt = timers.now();
       queued.push(id);
       running ??= drain();
     },
