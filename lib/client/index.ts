@@ -30,7 +30,7 @@ export {
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 export type { RetryDelayOption } from './retry-delay.ts';
 export { systemTimers, type Timers } from './timers.ts';
-export type { FetchLike } from './transport.ts';
+export type { FetchLike, FetchResponse } from './transport.ts';
 export type * from './types.ts';
 export {
   type Handler,

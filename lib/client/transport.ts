@@ -13,8 +13,24 @@ import {
 } from './errors.ts';
 import { type RetryPolicy, withRetry } from './retry.ts';
 
-/** The fetch the client calls: the global one by default, or a service binding's, or a test's. */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/**
+ * What the client reads of an answer: a fetch Response has it all, and a transport of its own
+ * (functions/support/node-fetch.ts on Node) needs nothing more.
+ */
+export interface FetchResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/**
+ * The fetch the client calls: the global one by default, or a service binding's, a test's, or one
+ * that answers with the fields of a Response the client reads (FetchResponse). The client passes
+ * `method`, plain-record `headers`, a string `body` and a `signal` in `init`.
+ */
+export type FetchLike = (input: string, init: RequestInit) => Promise<FetchResponse>;
 
 export interface TransportOptions {
   /** The API's base URL, e.g. https://queue.example.com (a path prefix is kept). */
@@ -186,7 +202,7 @@ export function createTransport(options: TransportOptions): Transport {
     const headers: Record<string, string> = { ...baseHeaders };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
 
-    let response: Response;
+    let response: FetchResponse;
     let text: string;
     try {
       try {

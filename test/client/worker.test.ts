@@ -97,6 +97,52 @@ describe('running handlers', () => {
     expect(worker.stats()).toMatchObject({ succeeded: 60, acked: 60, failed: 0, held: 0, running: 0 });
   });
 
+  it('acks messages that finish a few ms apart together within ackLingerMs, one each with 0', async () => {
+    const runWith = async (ackLingerMs: number) => {
+      const { g, ids } = await setup(`linger-${ackLingerMs}`, [1, 2, 3, 4, 5]);
+      const acks: string[][] = [];
+      const worker = g.work(() => pause(5), {
+        ackLingerMs,
+        waitMs: 100,
+        timers: timers(),
+        onEvent: (e) => e.type === 'acked' && acks.push(e.ids),
+      });
+      await manual.timers.until(() => acks.flat().length === 5, { stepMs: 1 });
+      await settled(worker.stop());
+      expect(acks.flat()).toEqual(ids);
+      expect(await g.pending()).toMatchObject({ pending: 0 });
+      return acks.map((batch) => batch.length);
+    };
+    // One handler at a time, each 5 ms: all five finish within 30 ms of the first.
+    expect(await runWith(30)).toEqual([5]);
+    expect(await runWith(0)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('sends a lingering ack at once when stopped', async () => {
+    const { g, ids } = await setup('linger-stop', ['only']);
+    const acks: string[][] = [];
+    let handled = false;
+    const worker = g.work(
+      () => {
+        handled = true;
+      },
+      {
+        ackLingerMs: 60_000,
+        waitMs: 100,
+        timers: timers(),
+        onEvent: (e) => e.type === 'acked' && acks.push(e.ids),
+      },
+    );
+    await until(() => handled);
+    await manual.timers.advance(200);
+    expect(acks).toEqual([]);
+    const stopAsked = manual.harness.clock.now();
+    await settled(worker.stop());
+    expect(manual.harness.clock.now() - stopAsked).toBeLessThan(1000);
+    expect(acks).toEqual([ids]);
+    expect(await g.pending()).toMatchObject({ pending: 0 });
+  });
+
   it('keeps the lease of a handler that runs 2.5x the visibility timeout: no other consumer gets it', async () => {
     const { g, ids } = await setup('heartbeat', ['long'], { visibilityTimeoutMs: 600 });
     const seen: Message[] = [];
