@@ -17,6 +17,8 @@ import {
   LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
+  RATE_LIMIT_RULES,
+  type RateLimit,
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
   WELL_FORMED_RULE,
@@ -85,9 +87,23 @@ type FieldSchema<F> = F extends {
   ? z.ZodType<V>
   : F extends { readonly kind: 'name' }
     ? z.ZodType<string>
-    : z.ZodType<number>;
+    : F extends { readonly kind: 'rate' }
+      ? z.ZodType<RateLimit | null>
+      : z.ZodType<number>;
 
-function configFieldSchema(field: ConfigField): z.ZodType<number | string> {
+/** A rate limit field's value: exactly {max, periodMs}, or null for none. */
+export const RateLimitSchema = z
+  .object({
+    max: int(RATE_LIMIT_RULES.max).openapi({ description: 'Deliveries allowed in each window.' }),
+    periodMs: int(RATE_LIMIT_RULES.periodMs).openapi({ description: 'The window, in ms.' }),
+  })
+  .strict()
+  .openapi('RateLimit');
+
+function configFieldSchema(field: ConfigField): z.ZodType<number | string | RateLimit | null> {
+  if (field.kind === 'rate') {
+    return RateLimitSchema.nullable().openapi({ description: `${field.description} Default null (none).` });
+  }
   if (field.kind === 'name') {
     return z
       .string()

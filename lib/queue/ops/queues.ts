@@ -2,7 +2,7 @@
  * The queues family (lib/api/routes/queues.ts): a queue's config, the registry of queues, deleting
  * a queue, and its stats merged over its partitions.
  */
-import { configFromStored } from '../config.ts';
+import { configFromStored, storedPatch } from '../config.ts';
 import type { QueueContext } from '../context.ts';
 import { QueueError, QueueErrorCode } from '../errors.ts';
 import { everyPartition } from '../partitions/fan-out.ts';
@@ -94,7 +94,7 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
       scripts.configure,
       { queue },
       {
-        patch: fields,
+        patch: storedPatch(fields),
         create: asked ?? ctx.defaults.partitions,
         grow: asked ?? 0,
         meta: metaPatch,

@@ -8,12 +8,15 @@
 -- unread, a retry keeps its holder and count) and the consume stops there.
 -- With an attempt key, a retry of the same attempt answers what the attempt leased, unchanged
 -- (include/attempt.lua), its leases renewed, and a first try records what it leased.
+-- With a rateLimit or keyRateLimit (include/rate-limit.lua) it delivers at most what their windows
+-- have left: the count is cut to the group's budget in this partition, and a grouped message whose
+-- key is at its limit stays waiting (a retry of one becomes due when the key window ends).
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
---   wake, ...attempt
+--   wake, rate, ...attempt
 --   (attempt: the record of the consume's attemptId, when it names one)
 -- ARGV: group, consumer, count: int, now: int, leaseMs: int, maxBytes: int, answered: int,
---   config: json
---   (leaseMs: how long the delivered messages' leases last, -1 for the queue's
+--   config: json, partition: int
+--   (partition: this partition's index, for its share of the group's rate limit; leaseMs: how long the delivered messages' leases last, -1 for the queue's
 --   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
 --   answered: int, ...messages: {id: string, deliveries: int, fields: fields}
@@ -21,7 +24,8 @@
 --   (partitions: the queue's partition count as this partition knows it; when nothing was
 --   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
 --   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
---   long poll's blocking read; otherwise -1, '' and ''. While paused, dueAt is -1 and the ids are
+--   long poll's blocking read; otherwise -1, '' and ''. When a rate limit holds back what could
+--   go, dueAt is at the latest when its window ends. While paused, dueAt is -1 and the ids are
 --   given, so a long poll waits for a resume, which writes the wake stream)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include answer-bytes
@@ -35,9 +39,12 @@
 -- @include group-exists
 -- @include held
 -- @include int
+-- @include key-lines
 -- @include kv
 -- @include park
 -- @include promote
+-- @include rate-limit
+-- @include reserve
 -- @include serve-turns
 -- @include take-in
 -- @include take-over
@@ -86,6 +93,17 @@ local out = { 'ok', 0, partitions, -1, '', '', args.answered }
 if n <= 0 then
   return out
 end
+-- The rate limits: `asked` is what the consume would take without them.
+local rate = rate_limiter(g, cfg, now, args.partition, partitions)
+local asked = n
+if rate then
+  n = math.min(n, rate.budget)
+  if n <= 0 then
+    rate.count(0, true)
+    rate.flush()
+    return { 'ok', 0, partitions, rate.due(), last_id(g.stream), last_id(g.wake), args.answered }
+  end
+end
 
 -- The answer's size so far (at least 16: `{"messages":[]}`); `full`: a message did not fit. The
 -- first message of the whole answer (of no partition before) always goes.
@@ -129,10 +147,24 @@ for i = 1, #due, 2 do
       redis.call('ZADD', g.lease, int(score + wait), id)
       redis.call('HSET', g.meta, 'n:' .. id, int(score + wait))
     else
-      local taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
+      -- A grouped one whose key is at its rate limit becomes due when the key window ends.
+      local key = rate and rate.key_end and redis.call('HGET', g.keyState, 'k:' .. id)
+      local taken = 'gone'
+      if key and not rate.allow(key) then
+        redis.call('ZADD', g.lease, int(rate.key_end), id)
+        redis.call('HSET', g.meta, 'n:' .. id, int(rate.key_end))
+      else
+        taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
+        if key and (taken == 'expired' or taken == 'gone') then
+          rate.refund(key)
+        end
+      end
       if taken == 'expired' then
         out[2] = out[2] + 1
       elseif taken ~= 'gone' and not fits(answer_bytes(taken)) then
+        if key then
+          rate.refund(key)
+        end
         -- Too big for what is left of the answer: back to its holder as it was (same delivery
         -- count and idle time), still due.
         redis.call('XCLAIM', g.stream, g.name, holder, '0', id, 'IDLE', int(row[1][3]), 'RETRYCOUNT', int(deliveries))
@@ -157,7 +189,7 @@ local function serve(limit)
     return
   end
   local from = #out
-  local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased)
+  local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased, rate)
   n = n - delivered
   out[2] = out[2] + dead
   no_turns = idle
@@ -172,6 +204,9 @@ local function serve(limit)
       out[kept] = message
     else
       back[#back + 1] = message[1]
+      if rate then
+        rate.refund(group_key_of(message[3]))
+      end
     end
   end
   if #back == 0 then
@@ -259,14 +294,31 @@ local function read_new()
       reserved = redis.call(unpack(get))
     end
     local fresh = {}
+    -- Reserved ones whose key is at its rate limit wait in their lines instead (out of the PEL).
+    local held_back = {}
+    if rate and #grouped > 0 then
+      rate.load(keys_of(grouped))
+    end
     for i, item in ipairs(grouped) do
-      if reserved[i] then
+      if reserved[i] and rate and not rate.allow(item[2]) then
+        held_back[#held_back + 1] = item
+      elseif reserved[i] then
         deliver(item[1], item[3])
       else
         fresh[#fresh + 1] = item
       end
     end
-    local flights, parked = take_in(g, fresh, per_key, true)
+    if #held_back > 0 then
+      unreserve(g, held_back, per_key)
+      local xack = { 'XACK', g.stream, g.name }
+      for _, item in ipairs(held_back) do
+        xack[#xack + 1] = item[1]
+      end
+      redis.call(unpack(xack))
+      held_add(g, consumer, -#held_back)
+      no_turns = false
+    end
+    local flights, parked = take_in(g, fresh, per_key, true, rate and rate.allow)
     for _, item in ipairs(flights) do
       deliver(item[1], item[3])
     end
@@ -327,11 +379,20 @@ if #leased > 0 then
     attempt_record(attempt, now + lease_ms, now, answered)
   end
 end
+if rate then
+  -- Cut short: the group's budget was what bound the count, and it is spent.
+  rate.count(#leased, asked > rate.budget and #leased >= rate.budget)
+  rate.flush()
+end
 if counted > 0 then
   out[7] = bytes
 end
 if #out == 7 then
   out[4], out[5], out[6] = watch_point(g.stream, g.wake, keys.delayed, g.lease)
+  local freed = rate and rate.due()
+  if freed and (out[4] < 0 or freed < out[4]) then
+    out[4] = freed
+  end
   if behind then
     -- More is there to read: a long poll asks again at once.
     out[4] = now

@@ -1,0 +1,209 @@
+-- Rate limits (issue 29): the queue's `rateLimit` caps a group's deliveries in each window of
+-- periodMs, `keyRateLimit` each groupKey's. Every delivery counts, a redelivery (a lease that
+-- expired, a nack) as much as a first one. Windows are fixed, aligned to multiples of periodMs on
+-- the service clock (`now`), so a window's count is exact and its end is when a slot frees.
+-- Over partitions, a group's limit is split: partition p of P may deliver floor(max / P) in a
+-- window, and one more when (p - window number) mod P < max mod P, so the shares of one window sum
+-- to max exactly and the extra ones move round the partitions window by window (none starves when
+-- max < P). A key's messages all live in its partition (the groupKey is the partition key), so its
+-- limit is that partition's own.
+-- The group's `rate` hash (one per group and partition) holds: `gw` the start of the group window
+-- counted, `gn` its deliveries, `gt` the start of a window in which the limit cut a consume short;
+-- `kw` the start of the key window counted, `c:<key>` each key's deliveries in it, `x:<key>` a key
+-- held back (its turn taken away) until that window ends, `xn` how many are held. When the key
+-- window ends the held keys get their turns back and the key counts start again. The hash expires
+-- a day after it was last written, so a deleted group leaves nothing behind for long.
+-- @include int
+-- @include key-lines
+-- @include unpack
+
+-- A stored limit `<max>/<periodMs>`: its two numbers, or nil for none ('' or a value that is not
+-- one: lib/queue/rules.ts decodeRateLimit reads it the same way, bounds included).
+local function rate_parse(text)
+  if type(text) ~= 'string' then
+    return nil
+  end
+  local max, period = string.match(text, '^(%d+)/(%d+)$')
+  max, period = tonumber(max), tonumber(period)
+  if not max or max < 1 or max > 1000000 or period < 1 or period > 86400000 then
+    return nil
+  end
+  return max, period
+end
+
+-- This partition's share of a group limit `max` in window number `index` of a queue with
+-- `partitions` partitions.
+local function rate_share(max, partition, partitions, index)
+  local share = math.floor(max / partitions)
+  if (partition - index) % partitions < max % partitions then
+    share = share + 1
+  end
+  return share
+end
+
+-- The limiter of one consume on group `g`, or nil when the queue has no limit. `rate.budget` is
+-- how many the group may still deliver here in this window (math.huge without a group limit);
+-- `rate.load(keys)`, `rate.allow(key)` (counts a delivery of `key`, or holds the key back and
+-- answers false) and `rate.refund(key)` work on the key counts; `rate.count(n)` counts the
+-- consume's deliveries; `rate.flush()` writes what changed; `rate.due()` is when a slot frees
+-- for what was held back (nil for nothing held).
+local function rate_limiter(g, cfg, now, partition, partitions)
+  local gmax, gperiod = rate_parse(cfg.rateLimit)
+  local kmax, kperiod = rate_parse(cfg.keyRateLimit)
+  if not gmax and not kmax then
+    return nil
+  end
+  local key = g.rate
+  local stored = redis.call('HMGET', key, 'gw', 'gn', 'gt', 'kw', 'xn')
+  local set = {}
+  local dirty = false
+  local rate = { budget = math.huge }
+  local gstart, gend, kend
+  if gmax then
+    gstart = now - now % gperiod
+    gend = gstart + gperiod
+    local share = rate_share(gmax, partition, math.max(1, partitions), math.floor(now / gperiod))
+    local used = tonumber(stored[1]) == gstart and (tonumber(stored[2]) or 0) or 0
+    rate.budget = math.max(0, share - used)
+    rate.used = used
+  end
+  local counts, is_held, fresh = {}, {}, {}
+  local loaded = {}
+  local held_keys = 0
+  if kmax then
+    local kstart = now - now % kperiod
+    kend = kstart + kperiod
+    if tonumber(stored[4]) ~= kstart then
+      -- A new key window: the keys held back get their turns again, and the counts start again.
+      if (tonumber(stored[5]) or 0) > 0 then
+        local back = {}
+        local all = redis.call('HGETALL', key)
+        for i = 1, #all, 2 do
+          local field = all[i]
+          if string.sub(field, 1, 2) == 'x:' then
+            back[#back + 1] = string.sub(field, 3)
+          end
+        end
+        give_turns(g, back)
+      end
+      redis.call('DEL', key)
+      -- The group window's fields, kept.
+      if gmax and tonumber(stored[1]) == gstart then
+        set[#set + 1] = 'gw'
+        set[#set + 1] = stored[1]
+        set[#set + 1] = 'gn'
+        set[#set + 1] = stored[2]
+        if stored[3] then
+          set[#set + 1] = 'gt'
+          set[#set + 1] = stored[3]
+        end
+      end
+      set[#set + 1] = 'kw'
+      set[#set + 1] = int(kstart)
+      set[#set + 1] = 'xn'
+      set[#set + 1] = '0'
+      dirty = true
+    else
+      held_keys = tonumber(stored[5]) or 0
+    end
+  end
+
+  -- The counts (and held marks) of `list`'s keys not read yet, in one HMGET.
+  function rate.load(list)
+    if not kmax then
+      return
+    end
+    local get, names = { 'HMGET', key }, {}
+    for _, k in ipairs(list) do
+      if not loaded[k] then
+        loaded[k] = true
+        names[#names + 1] = k
+        get[#get + 1] = 'c:' .. k
+        get[#get + 1] = 'x:' .. k
+      end
+    end
+    if #names == 0 then
+      return
+    end
+    local got = redis.call(unpack(get))
+    for i, k in ipairs(names) do
+      counts[k] = tonumber(got[2 * i - 1]) or 0
+      is_held[k] = got[2 * i] and true or false
+    end
+  end
+
+  function rate.allow(k)
+    if not kmax then
+      return true
+    end
+    if not loaded[k] then
+      rate.load({ k })
+    end
+    if counts[k] < kmax then
+      counts[k] = counts[k] + 1
+      fresh[k] = true
+      return true
+    end
+    if not is_held[k] then
+      is_held[k] = true
+      held_keys = held_keys + 1
+      set[#set + 1] = 'x:' .. k
+      set[#set + 1] = '1'
+      dirty = true
+    end
+    return false
+  end
+
+  function rate.refund(k)
+    if kmax and counts[k] then
+      counts[k] = counts[k] - 1
+    end
+  end
+
+  -- `delivered` messages went out; `cut`: the group limit held back some of what was asked.
+  function rate.count(delivered, cut)
+    if gmax and (delivered > 0 or cut) then
+      set[#set + 1] = 'gw'
+      set[#set + 1] = int(gstart)
+      set[#set + 1] = 'gn'
+      set[#set + 1] = int(rate.used + delivered)
+      if cut then
+        set[#set + 1] = 'gt'
+        set[#set + 1] = int(gstart)
+      end
+      dirty = true
+    end
+  end
+
+  function rate.flush()
+    for k in pairs(fresh) do
+      set[#set + 1] = 'c:' .. k
+      set[#set + 1] = int(counts[k])
+      dirty = true
+    end
+    if kmax then
+      set[#set + 1] = 'xn'
+      set[#set + 1] = int(held_keys)
+    end
+    if dirty then
+      redis.call('HSET', key, unpack(set))
+      redis.call('PEXPIRE', key, '86400000')
+    end
+  end
+
+  -- When a slot frees for what the limits hold back: the group window's end once its budget is
+  -- spent, else the key window's end while keys are held.
+  function rate.due()
+    if gmax and rate.budget <= 0 then
+      return gend
+    end
+    if kmax and held_keys > 0 then
+      return kend
+    end
+    return nil
+  end
+
+  -- When a key held back now may deliver again (the key window's end).
+  rate.key_end = kend
+  return rate
+end
