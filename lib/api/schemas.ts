@@ -231,6 +231,17 @@ export const GroupStatsSchema = z
         description:
           'The key whose next waiting message is the oldest, with that message; null when none waits',
       }),
+    rateLimitUsed: z.number().int().openapi({
+      description:
+        "Deliveries to the group in the current window of the queue's rateLimit, over all partitions (0 without a rateLimit)",
+    }),
+    rateLimitThrottled: z.boolean().openapi({
+      description:
+        'The rateLimit held back deliveries in the current window: a consume asked for more than the window had left',
+    }),
+    throttledKeys: z.number().int().openapi({
+      description: 'Group keys the keyRateLimit holds back until the current key window ends (0 without one)',
+    }),
   })
   .openapi('GroupStats');
 export const QueueStatsSchema = z

@@ -25,6 +25,7 @@ export type {
   QueueConfigPatch,
   QueuePaused,
   QueueStats,
+  RateLimit,
   ReclaimOptions,
   ReclaimResult,
   RedriveSelection,

@@ -203,6 +203,49 @@ onEveryBackend('rate limits (issue 29)', (make) => {
     expect((await h.queue.consume('q', 'g', 'c', 5)).map((m) => m.body)).toEqual([2]);
   });
 
+  it("shows in stats each group's use of the current window, whether it is throttled, and the keys held back", async () => {
+    const h = make();
+    await h.queue.configure('q', {
+      rateLimit: { max: 16, periodMs: PERIOD },
+      keyRateLimit: { max: 1, periodMs: PERIOD },
+      // The key's second message is held back by its rate limit, not by its in-flight cap.
+      maxInFlightPerKey: 10,
+    });
+    await h.queue.createGroup('q', 'g', '0');
+    await h.queue.createGroup('q', 'idle', '0');
+    await h.queue.produce('q', [
+      { body: 'k1', groupKey: 'k' },
+      { body: 'k2', groupKey: 'k' },
+    ]);
+    await h.queue.produce(
+      'q',
+      Array.from({ length: 20 }, (_, i) => ({ body: i })),
+    );
+    toWindowStart(h);
+    const got = await h.queue.consume('q', 'g', 'c', 100);
+    const stats = await h.queue.stats('q');
+    const g = stats.groups.find((group) => group.name === 'g');
+    expect(g?.rateLimitUsed).toBe(got.length);
+    expect(got.length).toBeLessThanOrEqual(16);
+    expect(got.filter((m) => m.body === 'k2')).toEqual([]);
+    if (h.partitions === 1) {
+      // 16 of 21 deliverable (k2 waits for its key's window): the limit cut the consume short.
+      expect(got.map((m) => m.body)).toContain('k1');
+      expect(g).toMatchObject({ rateLimitUsed: 16, rateLimitThrottled: true, throttledKeys: 1 });
+    }
+    expect(stats.groups.find((group) => group.name === 'idle')).toMatchObject({
+      rateLimitUsed: 0,
+      rateLimitThrottled: false,
+      throttledKeys: 0,
+    });
+    h.clock.advance(PERIOD);
+    expect((await h.queue.stats('q')).groups.find((group) => group.name === 'g')).toMatchObject({
+      rateLimitUsed: 0,
+      rateLimitThrottled: false,
+      throttledKeys: 0,
+    });
+  });
+
   it('stores, answers and clears the limits, refusing bad values with nothing changed', async () => {
     const h = make();
     expect(await h.queue.configure('q', {})).toMatchObject({ rateLimit: null, keyRateLimit: null });

@@ -8,16 +8,16 @@
 -- unread, a retry keeps its holder and count) and the consume stops there.
 -- With an attempt key, a retry of the same attempt answers what the attempt leased, unchanged
 -- (include/attempt.lua), its leases renewed, and a first try records what it leased.
--- With a rateLimit or keyRateLimit (include/rate-limit.lua) it delivers at most what their windows
--- have left: the count is cut to the group's budget in this partition, and a grouped message whose
--- key is at its limit stays waiting (a retry of one becomes due when the key window ends).
+-- Within the rate limits (include/rate-limit.lua): the count is cut to what the group's window has
+-- left here; a key at its limit waits (its retry becomes due when the key window ends).
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
 --   wake, rate, ...attempt
 --   (attempt: the record of the consume's attemptId, when it names one)
 -- ARGV: group, consumer, count: int, now: int, leaseMs: int, maxBytes: int, answered: int,
 --   config: json, partition: int
---   (partition: this partition's index, for its share of the group's rate limit; leaseMs: how long the delivered messages' leases last, -1 for the queue's
---   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none)
+--   (leaseMs: how long the delivered messages' leases last, -1 for the queue's
+--   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none;
+--   partition: this one's index, for its share of the rate limit)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
 --   answered: int, ...messages: {id: string, deliveries: int, fields: fields}
 --   (answered: the answer's bytes with this partition's messages)
@@ -39,12 +39,10 @@
 -- @include group-exists
 -- @include held
 -- @include int
--- @include key-lines
 -- @include kv
 -- @include park
 -- @include promote
 -- @include rate-limit
--- @include reserve
 -- @include serve-turns
 -- @include take-in
 -- @include take-over
@@ -63,23 +61,11 @@ local lease_ms = args.leaseMs >= 0 and args.leaseMs or cfg.visibilityTimeoutMs
 local partitions = tonumber(record.partitions) or 1
 redis.call('HSET', g.meta, 's:' .. consumer, int(now))
 local attempt = keys.attempt[1]
-if attempt then
-  local saved = redis.call('GET', attempt)
-  if saved then
-    local again = attempt_replay(g, consumer, saved, now)
-    if again then
-      attempt_renew(g, attempt, now + lease_ms, now, again)
-      local answer = { 'ok', 0, partitions, -1, '', '', 0 }
-      local size = math.max(args.answered, 16)
-      for _, message in ipairs(again) do
-        answer[#answer + 1] = message
-        size = size + answer_bytes(message[3])
-      end
-      answer[7] = size
-      return answer
-    end
-    redis.call('DEL', attempt)
-  end
+-- A retry of a receive attempt answers what the attempt leased.
+local head = { 'ok', 0, partitions, -1, '', '', 0 }
+local again = attempt and attempt_again(g, consumer, attempt, now, lease_ms, head, args.answered)
+if again then
+  return again
 end
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.
 if record.paused or record['paused:' .. g.name] then
@@ -96,13 +82,9 @@ end
 -- The rate limits: `asked` is what the consume would take without them.
 local rate = rate_limiter(g, cfg, now, args.partition, partitions)
 local asked = n
-if rate then
-  n = math.min(n, rate.budget)
-  if n <= 0 then
-    rate.count(0, true)
-    rate.flush()
-    return { 'ok', 0, partitions, rate.due(), last_id(g.stream), last_id(g.wake), args.answered }
-  end
+n = rate and math.min(n, rate.budget) or n
+if n <= 0 then
+  return rate_spent(g, rate, out)
 end
 
 -- The answer's size so far (at least 16: `{"messages":[]}`); `full`: a message did not fit. The
@@ -147,24 +129,16 @@ for i = 1, #due, 2 do
       redis.call('ZADD', g.lease, int(score + wait), id)
       redis.call('HSET', g.meta, 'n:' .. id, int(score + wait))
     else
-      -- A grouped one whose key is at its rate limit becomes due when the key window ends.
-      local key = rate and rate.key_end and redis.call('HGET', g.keyState, 'k:' .. id)
-      local taken = 'gone'
-      if key and not rate.allow(key) then
-        redis.call('ZADD', g.lease, int(rate.key_end), id)
-        redis.call('HSET', g.meta, 'n:' .. id, int(rate.key_end))
-      else
-        taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
-        if key and (taken == 'expired' or taken == 'gone') then
-          rate.refund(key)
-        end
+      -- (A grouped one whose key is at its rate limit becomes due when the key window ends.)
+      local key, go = rate_retry(g, rate, id)
+      local taken = go and take_over(g, consumer, id, holder, deliveries, cfg, now) or 'gone'
+      local fit = taken ~= 'gone' and taken ~= 'expired' and fits(answer_bytes(taken))
+      if key and go and not fit then
+        rate.refund(key)
       end
       if taken == 'expired' then
         out[2] = out[2] + 1
-      elseif taken ~= 'gone' and not fits(answer_bytes(taken)) then
-        if key then
-          rate.refund(key)
-        end
+      elseif taken ~= 'gone' and not fit then
         -- Too big for what is left of the answer: back to its holder as it was (same delivery
         -- count and idle time), still due.
         redis.call('XCLAIM', g.stream, g.name, holder, '0', id, 'IDLE', int(row[1][3]), 'RETRYCOUNT', int(deliveries))
@@ -204,9 +178,7 @@ local function serve(limit)
       out[kept] = message
     else
       back[#back + 1] = message[1]
-      if rate then
-        rate.refund(group_key_of(message[3]))
-      end
+      rate_refund(rate, message[3])
     end
   end
   if #back == 0 then
@@ -293,31 +265,13 @@ local function read_new()
       end
       reserved = redis.call(unpack(get))
     end
-    local fresh = {}
-    -- Reserved ones whose key is at its rate limit wait in their lines instead (out of the PEL).
-    local held_back = {}
-    if rate and #grouped > 0 then
-      rate.load(keys_of(grouped))
+    -- (Reserved ones whose key is at its rate limit wait in their lines instead.)
+    local ready, fresh, held_back = rate_split(rate, grouped, reserved)
+    for _, item in ipairs(ready) do
+      deliver(item[1], item[3])
     end
-    for i, item in ipairs(grouped) do
-      if reserved[i] and rate and not rate.allow(item[2]) then
-        held_back[#held_back + 1] = item
-      elseif reserved[i] then
-        deliver(item[1], item[3])
-      else
-        fresh[#fresh + 1] = item
-      end
-    end
-    if #held_back > 0 then
-      unreserve(g, held_back, per_key)
-      local xack = { 'XACK', g.stream, g.name }
-      for _, item in ipairs(held_back) do
-        xack[#xack + 1] = item[1]
-      end
-      redis.call(unpack(xack))
-      held_add(g, consumer, -#held_back)
-      no_turns = false
-    end
+    rate_hold_reserved(g, consumer, held_back, per_key)
+    no_turns = no_turns and #held_back == 0
     local flights, parked = take_in(g, fresh, per_key, true, rate and rate.allow)
     for _, item in ipairs(flights) do
       deliver(item[1], item[3])
@@ -379,20 +333,13 @@ if #leased > 0 then
     attempt_record(attempt, now + lease_ms, now, answered)
   end
 end
-if rate then
-  -- Cut short: the group's budget was what bound the count, and it is spent.
-  rate.count(#leased, asked > rate.budget and #leased >= rate.budget)
-  rate.flush()
-end
+rate_finish(rate, #leased, asked)
 if counted > 0 then
   out[7] = bytes
 end
 if #out == 7 then
   out[4], out[5], out[6] = watch_point(g.stream, g.wake, keys.delayed, g.lease)
-  local freed = rate and rate.due()
-  if freed and (out[4] < 0 or freed < out[4]) then
-    out[4] = freed
-  end
+  out[4] = rate_due(rate, out[4])
   if behind then
     -- More is there to read: a long poll asks again at once.
     out[4] = now

@@ -13,23 +13,14 @@
 -- held back (its turn taken away) until that window ends, `xn` how many are held. When the key
 -- window ends the held keys get their turns back and the key counts start again. The hash expires
 -- a day after it was last written, so a deleted group leaves nothing behind for long.
+-- @include entry
+-- @include held
 -- @include int
 -- @include key-lines
+-- @include rate-window
+-- @include reserve
 -- @include unpack
-
--- A stored limit `<max>/<periodMs>`: its two numbers, or nil for none ('' or a value that is not
--- one: lib/queue/rules.ts decodeRateLimit reads it the same way, bounds included).
-local function rate_parse(text)
-  if type(text) ~= 'string' then
-    return nil
-  end
-  local max, period = string.match(text, '^(%d+)/(%d+)$')
-  max, period = tonumber(max), tonumber(period)
-  if not max or max < 1 or max > 1000000 or period < 1 or period > 86400000 then
-    return nil
-  end
-  return max, period
-end
+-- @include watch-point
 
 -- This partition's share of a group limit `max` in window number `index` of a queue with
 -- `partitions` partitions.
@@ -60,7 +51,7 @@ local function rate_limiter(g, cfg, now, partition, partitions)
   local rate = { budget = math.huge }
   local gstart, gend, kend
   if gmax then
-    gstart = now - now % gperiod
+    gstart = rate_start(now, gperiod)
     gend = gstart + gperiod
     local share = rate_share(gmax, partition, math.max(1, partitions), math.floor(now / gperiod))
     local used = tonumber(stored[1]) == gstart and (tonumber(stored[2]) or 0) or 0
@@ -71,7 +62,7 @@ local function rate_limiter(g, cfg, now, partition, partitions)
   local loaded = {}
   local held_keys = 0
   if kmax then
-    local kstart = now - now % kperiod
+    local kstart = rate_start(now, kperiod)
     kend = kstart + kperiod
     if tonumber(stored[4]) ~= kstart then
       -- A new key window: the keys held back get their turns again, and the counts start again.
@@ -203,7 +194,100 @@ local function rate_limiter(g, cfg, now, partition, partitions)
     return nil
   end
 
+  -- The consume delivered `delivered` of the `asked` it would have taken without the limits: it
+  -- was cut short when the group's budget bound the count and is spent.
+  function rate.finish(delivered, asked)
+    rate.count(delivered, asked > rate.budget and delivered >= rate.budget)
+    rate.flush()
+  end
+
   -- When a key held back now may deliver again (the key window's end).
   rate.key_end = kend
   return rate
+end
+
+-- A due retry `id` (an expired lease or a nack whose delay passed) of a grouped message: answers
+-- its key (nil for none) and whether it may go now; when its key is at its limit it becomes due
+-- when the key window ends instead.
+local function rate_retry(g, rate, id)
+  if not rate or not rate.key_end then
+    return nil, true
+  end
+  local key = redis.call('HGET', g.keyState, 'k:' .. id) or nil
+  if key and not rate.allow(key) then
+    redis.call('ZADD', g.lease, int(rate.key_end), id)
+    redis.call('HSET', g.meta, 'n:' .. id, int(rate.key_end))
+    return key, false
+  end
+  return key, true
+end
+
+-- Reserved messages `items` ({id, key, ...}) `consumer` just read whose keys are at their limit:
+-- they wait in their lines instead, out of the consumer's PEL.
+local function rate_hold_reserved(g, consumer, items, per_key)
+  if #items == 0 then
+    return
+  end
+  unreserve(g, items, per_key)
+  local xack = { 'XACK', g.stream, g.name }
+  for _, item in ipairs(items) do
+    xack[#xack + 1] = item[1]
+  end
+  redis.call(unpack(xack))
+  held_add(g, consumer, -#items)
+end
+
+-- The answer of a consume (`out`, nothing delivered) whose group has spent its share of the
+-- window here: due when the window ends, and where a long poll's blocking read starts.
+local function rate_spent(g, rate, out)
+  if rate then
+    rate.count(0, true)
+    rate.flush()
+    out[4], out[5], out[6] = rate.due(), last_id(g.stream), last_id(g.wake)
+  end
+  return out
+end
+
+-- A watch point's due time `due` (-1 for never), or sooner the time the limits free a slot.
+local function rate_due(rate, due)
+  local freed = rate and rate.due()
+  if freed and (due < 0 or freed < due) then
+    return freed
+  end
+  return due
+end
+
+-- Splits the grouped messages a consume read ({id, key, fields}; `reserved[i]` says the i-th was
+-- reserved by produce) into reserved ones that go now, unreserved ones (for take_in) and reserved
+-- ones whose key is at its limit.
+local function rate_split(rate, grouped, reserved)
+  local ready, fresh, held_back = {}, {}, {}
+  if rate and #grouped > 0 then
+    rate.load(keys_of(grouped))
+  end
+  for i, item in ipairs(grouped) do
+    if reserved[i] and rate and not rate.allow(item[2]) then
+      held_back[#held_back + 1] = item
+    elseif reserved[i] then
+      ready[#ready + 1] = item
+    else
+      fresh[#fresh + 1] = item
+    end
+  end
+  return ready, fresh, held_back
+end
+
+-- A message given back for size (`fields`, its stored fields): its key's count is refunded.
+local function rate_refund(rate, fields)
+  local key = rate and group_key_of(fields)
+  if key then
+    rate.refund(key)
+  end
+end
+
+-- Ends a consume that delivered `delivered` of the `asked` it would have taken without limits.
+local function rate_finish(rate, delivered, asked)
+  if rate then
+    rate.finish(delivered, asked)
+  end
 end
