@@ -73,7 +73,7 @@ export interface GroupKeys {
   /**
    * Hash: the rate limits' windows (rateLimit, keyRateLimit): the group's and each key's
    * deliveries in the current window and the keys held back until it ends
-   * (include/rate-limit.lua). Expires a day after its last write.
+   * (include/rate-limit.lua). Expires two days after its last window began.
    */
   rate: string;
 }

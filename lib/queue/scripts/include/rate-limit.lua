@@ -12,7 +12,7 @@
 -- `kw` the start of the key window counted, `c:<key>` each key's deliveries in it, `x:<key>` a key
 -- held back (its turn taken away) until that window ends, `xn` how many are held. When the key
 -- window ends the held keys get their turns back and the key counts start again. The hash expires
--- a day after it was last written, so a deleted group leaves nothing behind for long.
+-- two days after its last window began, so a deleted group leaves nothing behind for long.
 -- @include entry
 -- @include held
 -- @include int
@@ -48,13 +48,20 @@ local function rate_limiter(g, cfg, now, partition, partitions)
   local stored = redis.call('HMGET', key, 'gw', 'gn', 'gt', 'kw', 'xn')
   local set = {}
   local dirty = false
+  -- Whether this call starts a window (then the hash's expiry is renewed).
+  local renew = false
   local rate = { budget = math.huge }
   local gstart, gend, kend
   if gmax then
     gstart = rate_start(now, gperiod)
     gend = gstart + gperiod
     local share = rate_share(gmax, partition, math.max(1, partitions), math.floor(now / gperiod))
-    local used = tonumber(stored[1]) == gstart and (tonumber(stored[2]) or 0) or 0
+    local used = 0
+    if tonumber(stored[1]) == gstart then
+      used = tonumber(stored[2]) or 0
+    else
+      renew = true
+    end
     rate.budget = math.max(0, share - used)
     rate.used = used
   end
@@ -94,12 +101,14 @@ local function rate_limiter(g, cfg, now, partition, partitions)
       set[#set + 1] = 'xn'
       set[#set + 1] = '0'
       dirty = true
+      renew = true
     else
       held_keys = tonumber(stored[5]) or 0
     end
   end
 
-  -- The counts (and held marks) of `list`'s keys not read yet, in one HMGET.
+  -- The counts of `list`'s keys not read yet, in one HMGET (whether a key is held is read only
+  -- once it is at its limit: rare on the busy path).
   function rate.load(list)
     if not kmax then
       return
@@ -110,7 +119,6 @@ local function rate_limiter(g, cfg, now, partition, partitions)
         loaded[k] = true
         names[#names + 1] = k
         get[#get + 1] = 'c:' .. k
-        get[#get + 1] = 'x:' .. k
       end
     end
     if #names == 0 then
@@ -118,8 +126,7 @@ local function rate_limiter(g, cfg, now, partition, partitions)
     end
     local got = redis.call(unpack(get))
     for i, k in ipairs(names) do
-      counts[k] = tonumber(got[2 * i - 1]) or 0
-      is_held[k] = got[2 * i] and true or false
+      counts[k] = tonumber(got[i]) or 0
     end
   end
 
@@ -134,6 +141,9 @@ local function rate_limiter(g, cfg, now, partition, partitions)
       counts[k] = counts[k] + 1
       fresh[k] = true
       return true
+    end
+    if is_held[k] == nil then
+      is_held[k] = redis.call('HEXISTS', key, 'x:' .. k) == 1
     end
     if not is_held[k] then
       is_held[k] = true
@@ -178,7 +188,10 @@ local function rate_limiter(g, cfg, now, partition, partitions)
     end
     if dirty then
       redis.call('HSET', key, unpack(set))
-      redis.call('PEXPIRE', key, '86400000')
+      -- A new window (of either limit) renews the expiry: a day past any window's end.
+      if renew then
+        redis.call('PEXPIRE', key, '172800000')
+      end
     end
   end
 
