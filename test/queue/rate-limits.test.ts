@@ -246,6 +246,35 @@ onEveryBackend('rate limits (issue 29)', (make) => {
     });
   });
 
+  it("removes a group's and a queue's rate limit windows with them", async () => {
+    const h = make();
+    await h.queue.configure('q', {
+      rateLimit: { max: 100, periodMs: PERIOD },
+      keyRateLimit: { max: 100, periodMs: PERIOD },
+    });
+    await h.queue.createGroup('q', 'g', '0');
+    await h.queue.createGroup('q', 'h', '0');
+    await h.queue.produce(
+      'q',
+      Array.from({ length: 16 }, (_, i) => ({ body: i, groupKey: `k${i}` })),
+    );
+    expect(await h.queue.consume('q', 'g', 'c', 16)).toHaveLength(16);
+    expect(await h.queue.consume('q', 'h', 'c', 16)).toHaveLength(16);
+    const windows = (group: string) =>
+      Array.from({ length: h.partitions }, (_, p) => h.keys.queue('q', p).group(group).rate);
+    const existing = async (keys: string[]) => {
+      let n = 0;
+      for (const key of keys) n += Number(await h.raw("return redis.call('EXISTS', KEYS[1])", [key]));
+      return n;
+    };
+    expect(await existing(windows('g'))).toBeGreaterThan(0);
+    await h.queue.deleteGroup('q', 'g');
+    expect(await existing(windows('g'))).toBe(0);
+    expect(await existing(windows('h'))).toBeGreaterThan(0);
+    await h.queue.deleteQueue('q');
+    expect(await existing(windows('h'))).toBe(0);
+  });
+
   it('stores, answers and clears the limits, refusing bad values with nothing changed', async () => {
     const h = make();
     expect(await h.queue.configure('q', {})).toMatchObject({ rateLimit: null, keyRateLimit: null });
