@@ -74,12 +74,17 @@ local function rate_limiter(g, cfg, now, partition, partitions)
     if tonumber(stored[4]) ~= kstart then
       -- A new key window: the keys held back get their turns again, and the counts start again.
       if (tonumber(stored[5]) or 0) > 0 then
+        -- (In batches of 1,000: within Lua's unpack limit however many keys were held.)
         local back = {}
         local all = redis.call('HGETALL', key)
         for i = 1, #all, 2 do
           local field = all[i]
           if string.sub(field, 1, 2) == 'x:' then
             back[#back + 1] = string.sub(field, 3)
+            if #back == 1000 then
+              give_turns(g, back)
+              back = {}
+            end
           end
         end
         give_turns(g, back)
