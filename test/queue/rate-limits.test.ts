@@ -90,6 +90,31 @@ onEveryBackend('rate limits (issue 29)', (make) => {
     }
   });
 
+  it('limits reclaim as it limits consume: nothing past the window, the rest in the next', async () => {
+    const h = make();
+    await h.queue.configure('q', { rateLimit: { max: 2, periodMs: PERIOD } });
+    await h.queue.createGroup('q', 'g', '0');
+    await h.queue.produce(
+      'q',
+      [1, 2, 3].map((body) => ({ body, partitionKey: 'p' })),
+    );
+    toWindowStart(h);
+    const first = await h.queue.consume('q', 'g', 'a', 10);
+    expect(first.length).toBeLessThanOrEqual(2);
+    h.clock.advance(100);
+    // Idle enough to take over, but the window is spent.
+    expect((await h.queue.reclaim('q', 'g', 'b', { minIdleMs: 50 })).messages).toEqual([]);
+    h.clock.advance(PERIOD);
+    const taken = (await h.queue.reclaim('q', 'g', 'b', { minIdleMs: 50 })).messages;
+    expect(taken.length).toBeLessThanOrEqual(2);
+    if (h.partitions === 1) {
+      expect(first).toHaveLength(2);
+      expect(taken.map((m) => [m.id, m.deliveries])).toEqual(first.map((m) => [m.id, 2]));
+      // Both slots of this window went to the reclaim.
+      expect(await h.queue.consume('q', 'g', 'c', 10)).toEqual([]);
+    }
+  });
+
   it('delivers at most keyRateLimit.max per window of each groupKey, keys independently, ungrouped ones unlimited', async () => {
     const h = make();
     await h.queue.configure('q', {

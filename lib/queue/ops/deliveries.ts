@@ -313,6 +313,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
               count: n - messages.length,
               cursor: from,
               config: ctx.scriptDefaults,
+              partition: p,
             },
           ),
         );

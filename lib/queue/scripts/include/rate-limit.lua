@@ -226,15 +226,18 @@ end
 
 -- A due retry `id` (an expired lease or a nack whose delay passed) of a grouped message: answers
 -- its key (nil for none) and whether it may go now; when its key is at its limit it becomes due
--- when the key window ends instead.
-local function rate_retry(g, rate, id)
+-- when the key window ends instead (unless `keep`: reclaim, which may take a live lease, leaves
+-- it as it is).
+local function rate_retry(g, rate, id, keep)
   if not rate or not rate.key_end then
     return nil, true
   end
   local key = redis.call('HGET', g.keyState, 'k:' .. id) or nil
   if key and not rate.allow(key) then
-    redis.call('ZADD', g.lease, int(rate.key_end), id)
-    redis.call('HSET', g.meta, 'n:' .. id, int(rate.key_end))
+    if not keep then
+      redis.call('ZADD', g.lease, int(rate.key_end), id)
+      redis.call('HSET', g.meta, 'n:' .. id, int(rate.key_end))
+    end
     return key, false
   end
   return key, true
