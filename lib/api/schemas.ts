@@ -91,19 +91,22 @@ type FieldSchema<F> = F extends {
       ? z.ZodType<RateLimit | null>
       : z.ZodType<number>;
 
-/** A rate limit field's value: exactly {max, periodMs}, or null for none. */
-export const RateLimitSchema = z
-  .object({
-    max: int(RATE_LIMIT_RULES.max).openapi({ description: 'Deliveries allowed in each window.' }),
-    periodMs: int(RATE_LIMIT_RULES.periodMs).openapi({ description: 'The window, in ms.' }),
-  })
-  .strict()
-  .openapi('RateLimit');
+/**
+ * A rate limit field's value: exactly {max, periodMs}, or null for none. A new schema per field,
+ * inline (a shared named component would carry the first field's description and nullability).
+ */
+const rateLimitSchema = (description: string) =>
+  z
+    .object({
+      max: int(RATE_LIMIT_RULES.max).openapi({ description: 'Deliveries allowed in each window.' }),
+      periodMs: int(RATE_LIMIT_RULES.periodMs).openapi({ description: 'The window, in ms.' }),
+    })
+    .strict()
+    .nullable()
+    .openapi({ description });
 
 function configFieldSchema(field: ConfigField): z.ZodType<number | string | RateLimit | null> {
-  if (field.kind === 'rate') {
-    return RateLimitSchema.nullable().openapi({ description: `${field.description} Default null (none).` });
-  }
+  if (field.kind === 'rate') return rateLimitSchema(`${field.description} Default null (none).`);
   if (field.kind === 'name') {
     return z
       .string()
