@@ -19,6 +19,7 @@ const sections: Record<string, () => Promise<{ run: BenchSection }>> = {
   idle: () => import('./idle.ts'),
   policies: () => import('./policies.ts'),
   groups: () => import('./groups.ts'),
+  'rate-limits': () => import('./rate-limits.ts'),
   sqs: () => import('./sqs.ts'),
   pipeline: () => import('./pipeline.ts'),
 };

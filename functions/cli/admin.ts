@@ -13,7 +13,11 @@ import {
   CONFIG_FIELD_NAMES,
   CONFIG_FIELDS,
   type ConfigFieldName,
+  decodeRateLimit,
+  encodeRateLimit,
   isNameFieldValue,
+  RATE_LIMIT_RULES,
+  type RateLimit,
 } from '../../lib/queue/rules.ts';
 import { confirmed, type Io, need, noMore, UsageError, type Values } from './args.ts';
 import { table } from './format.ts';
@@ -24,7 +28,7 @@ function isField(name: string): name is ConfigFieldName {
 
 /** `field=value` pairs as a config patch, each field and value checked as the API would. */
 export function configPatch(pairs: readonly string[]): QueueConfigPatch {
-  const patch: Record<string, number | string> = {};
+  const patch: Record<string, number | string | RateLimit | null> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     const name = at < 0 ? pair : pair.slice(0, at);
@@ -43,6 +47,16 @@ export function configPatch(pairs: readonly string[]): QueueConfigPatch {
         throw new UsageError(`${name} must be one of ${field.values.join(', ')}`);
       }
       patch[name] = text;
+    } else if (field.kind === 'rate') {
+      // `max/periodMs` (as QUEUE_RATE_LIMIT is written), or none to clear it.
+      const limit = text === 'none' ? null : decodeRateLimit(text);
+      if (limit === undefined) {
+        const { max, periodMs } = RATE_LIMIT_RULES;
+        throw new UsageError(
+          `${name} must be <max>/<periodMs> (max from ${max.min} to ${max.max}, periodMs from ${periodMs.min} to ${periodMs.max}) or none`,
+        );
+      }
+      patch[name] = limit;
     } else {
       const value = Number(text);
       if (!/^\d+$/.test(text) || value < field.min || value > field.max) {
@@ -54,6 +68,13 @@ export function configPatch(pairs: readonly string[]): QueueConfigPatch {
   return patch as QueueConfigPatch;
 }
 
+/** A config value as `esq` prints it (and takes it back): a rate limit as max/periodMs, or none. */
+function configText(value: unknown): string {
+  if (value === null) return 'none';
+  if (typeof value === 'object') return encodeRateLimit(value as RateLimit);
+  return String(value);
+}
+
 function printConfig(config: QueueConfig, values: Values, io: Io): void {
   if (values.json === true) {
     io.stdout(`${JSON.stringify(config, null, 2)}\n`);
@@ -62,7 +83,7 @@ function printConfig(config: QueueConfig, values: Values, io: Io): void {
   io.stdout(
     `${table(
       ['FIELD', 'VALUE'],
-      Object.entries(config).map(([name, value]) => [name, String(value)]),
+      Object.entries(config).map(([name, value]) => [name, configText(value)]),
     )}\n`,
   );
 }

@@ -11,6 +11,7 @@ import {
   type MessageInput,
   QueueApiError,
   type QueueClient,
+  type QueueStats,
 } from '../../lib/client/index.ts';
 import { CALL_RULES, CONFIG_FIELD_NAMES, DEFAULT_LIMITS } from '../../lib/queue/rules.ts';
 import { adminCommands, Cancelled } from './admin.ts';
@@ -167,6 +168,16 @@ async function tail(client: QueueClient, args: string[], values: Values, io: Io)
   }
 }
 
+/**
+ * A group's rate limit window: deliveries in it, `throttled` while the rateLimit holds deliveries
+ * back, and the keys the keyRateLimit holds ('-' from a server without rate limits).
+ */
+function rateText(g: QueueStats['groups'][number]): string {
+  if (typeof g.rateLimitUsed !== 'number') return '-';
+  const held = g.throttledKeys > 0 ? ` ${g.throttledKeys} keys held` : '';
+  return `${g.rateLimitUsed}${g.rateLimitThrottled ? ' throttled' : ''}${held}`;
+}
+
 async function stats(client: QueueClient, args: string[], values: Values, io: Io): Promise<void> {
   const [queue] = args;
   const list = queue === undefined ? await client.queues() : [await client.queue(queue).stats()];
@@ -192,11 +203,12 @@ async function stats(client: QueueClient, args: string[], values: Values, io: Io
         g === undefined ? '-' : (g.lag ?? '?'),
         g?.consumers ?? '-',
         g === undefined ? '-' : duration(g.oldestPendingAgeMs),
+        g === undefined ? '-' : rateText(g),
       ]);
     }
   }
   io.stdout(
-    `${table(['QUEUE', 'LENGTH', 'DELAYED', 'DLQ', 'GROUP', 'PENDING', 'LAG', 'CONSUMERS', 'OLDEST PENDING'], rows)}\n`,
+    `${table(['QUEUE', 'LENGTH', 'DELAYED', 'DLQ', 'GROUP', 'PENDING', 'LAG', 'CONSUMERS', 'OLDEST PENDING', 'RATE WINDOW'], rows)}\n`,
   );
 }
 

@@ -78,6 +78,18 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
     'queue_group_oldest_waiting_key_age_seconds',
     "Age of the oldest grouped message waiting in its key's line.",
   );
+  const rateUsed = gauge(
+    'queue_group_rate_limit_used',
+    "Deliveries to the group in the current window of the queue's rateLimit (0 without one).",
+  );
+  const rateThrottled = gauge(
+    'queue_group_rate_limit_throttled',
+    'Whether the rateLimit held back deliveries to the group in the current window (1) or not (0).',
+  );
+  const throttledKeys = gauge(
+    'queue_group_throttled_keys',
+    'Group keys the keyRateLimit holds back until the current key window ends.',
+  );
   for (const stats of all) {
     const q = labels({ queue: stats.name });
     length.samples.push(`${length.name}${q} ${stats.length}`);
@@ -95,6 +107,9 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
       }
       keyedWaiting.samples.push(`${keyedWaiting.name}${g} ${group.keyedWaiting}`);
       waitingKeys.samples.push(`${waitingKeys.name}${g} ${group.waitingKeys}`);
+      rateUsed.samples.push(`${rateUsed.name}${g} ${group.rateLimitUsed}`);
+      rateThrottled.samples.push(`${rateThrottled.name}${g} ${group.rateLimitThrottled ? 1 : 0}`);
+      throttledKeys.samples.push(`${throttledKeys.name}${g} ${group.throttledKeys}`);
       if (group.oldestWaitingKey !== null) {
         oldestKey.samples.push(`${oldestKey.name}${g} ${group.oldestWaitingKey.ageMs / 1000}`);
       }
@@ -113,6 +128,9 @@ export function renderQueueMetrics(all: readonly QueueStats[]): string {
     keyedWaiting,
     waitingKeys,
     oldestKey,
+    rateUsed,
+    rateThrottled,
+    throttledKeys,
   ]
     .map((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, ...g.samples].join('\n'))
     .join('\n')

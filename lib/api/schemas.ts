@@ -17,6 +17,8 @@ import {
   LOOKUP_ID_RULE,
   NAME_RULE,
   RANGE_BOUND_RULE,
+  RATE_LIMIT_RULES,
+  type RateLimit,
   RESERVED_ATTRIBUTE_NAMES,
   STREAM_ID_RULE,
   WELL_FORMED_RULE,
@@ -85,9 +87,26 @@ type FieldSchema<F> = F extends {
   ? z.ZodType<V>
   : F extends { readonly kind: 'name' }
     ? z.ZodType<string>
-    : z.ZodType<number>;
+    : F extends { readonly kind: 'rate' }
+      ? z.ZodType<RateLimit | null>
+      : z.ZodType<number>;
 
-function configFieldSchema(field: ConfigField): z.ZodType<number | string> {
+/**
+ * A rate limit field's value: exactly {max, periodMs}, or null for none. A new schema per field,
+ * inline (a shared named component would carry the first field's description and nullability).
+ */
+const rateLimitSchema = (description: string) =>
+  z
+    .object({
+      max: int(RATE_LIMIT_RULES.max).openapi({ description: 'Deliveries allowed in each window.' }),
+      periodMs: int(RATE_LIMIT_RULES.periodMs).openapi({ description: 'The window, in ms.' }),
+    })
+    .strict()
+    .nullable()
+    .openapi({ description });
+
+function configFieldSchema(field: ConfigField): z.ZodType<number | string | RateLimit | null> {
+  if (field.kind === 'rate') return rateLimitSchema(`${field.description} Default null (none).`);
   if (field.kind === 'name') {
     return z
       .string()
@@ -228,6 +247,17 @@ export const GroupStatsSchema = z
         description:
           'The key whose next waiting message is the oldest, with that message; null when none waits',
       }),
+    rateLimitUsed: z.number().int().openapi({
+      description:
+        "Deliveries to the group in the current window of the queue's rateLimit, over all partitions (0 without a rateLimit)",
+    }),
+    rateLimitThrottled: z.boolean().openapi({
+      description:
+        'The rateLimit held back deliveries in the current window: a consume asked for more than the window had left',
+    }),
+    throttledKeys: z.number().int().openapi({
+      description: 'Group keys the keyRateLimit holds back until the current key window ends (0 without one)',
+    }),
   })
   .openapi('GroupStats');
 export const QueueStatsSchema = z

@@ -12,11 +12,14 @@ import {
   CONFIG_FIELDS,
   type ConfigField,
   DEFAULT_SWEEP_REVISIT_MS,
+  decodeRateLimit,
   type IntRule,
   isNameFieldValue,
   LIMIT_RULES,
   type Limits,
   type QueueConfig,
+  RATE_LIMIT_RULES,
+  type RateLimit,
   TIMEOUT_RULES,
   type Timeouts,
 } from '../queue/rules.ts';
@@ -73,9 +76,20 @@ function int(env: Env, name: string, rule: IntRule): number | undefined {
   return value;
 }
 
-function field(env: Env, field: ConfigField): number | string | undefined {
+function field(env: Env, field: ConfigField): number | string | RateLimit | null | undefined {
   if (field.kind === 'int') return int(env, field.env, field);
   const raw = text(env, field.env);
+  if (field.kind === 'rate') {
+    if (raw === undefined) return undefined;
+    const limit = raw === 'none' ? null : decodeRateLimit(raw);
+    if (limit === undefined) {
+      const { max, periodMs } = RATE_LIMIT_RULES;
+      throw new Error(
+        `${field.env} must be <max>/<periodMs> (max from ${max.min} to ${max.max}, periodMs from ${periodMs.min} to ${periodMs.max}) or none`,
+      );
+    }
+    return limit;
+  }
   if (field.kind === 'name') {
     if (raw !== undefined && !isNameFieldValue(raw)) throw new Error(`${field.env} must be a queue name`);
     return raw;
@@ -145,7 +159,7 @@ export function readSettings(env: Env, fallbackMode: Mode): Settings {
     const value = int(env, rule.env, rule);
     if (value !== undefined) timeouts[name] = value;
   }
-  const queueDefaults: Record<string, number | string> = {};
+  const queueDefaults: Record<string, number | string | RateLimit | null> = {};
   for (const name of CONFIG_FIELD_NAMES) {
     const value = field(env, CONFIG_FIELDS[name]);
     if (value !== undefined) queueDefaults[name] = value;

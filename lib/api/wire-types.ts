@@ -4,9 +4,9 @@
  * added to a schema and not here (or here and not there) fails `npm run typecheck`. Optional
  * fields carry `| undefined` because that is what zod's inference gives them.
  */
-import type { QueueConfig } from '../queue/rules.ts';
+import type { QueueConfig, RateLimit } from '../queue/rules.ts';
 
-export type { QueueConfig };
+export type { QueueConfig, RateLimit };
 
 /** The config fields to change; the rest keep their values. */
 /** A message body: any JSON value, so anything but undefined (zod's type of a body it requires). */
@@ -71,6 +71,9 @@ export interface GroupStats {
   keyedWaiting: number;
   waitingKeys: number;
   oldestWaitingKey: { groupKey: string; id: string; ageMs: number } | null;
+  rateLimitUsed: number;
+  rateLimitThrottled: boolean;
+  throttledKeys: number;
 }
 
 export interface QueueStats {

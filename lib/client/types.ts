@@ -28,6 +28,7 @@ export type {
   QueueConfigPatch,
   QueuePaused,
   QueueStats,
+  RateLimit,
   ReclaimOptions,
   ReclaimResult,
   RedriveSelection,

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { RedisClient } from '../redis/client.ts';
-import { storedDefaults } from './config.ts';
+import { type StoredConfig, storedDefaults } from './config.ts';
 import { createGroupNames, type GroupNames } from './group-names.ts';
 import { createKeySpace, type KeyScope, type KeySpace } from './keys.ts';
 import { createPartitionCounts, type PartitionCounts } from './partitions/counts.ts';
@@ -54,7 +54,7 @@ export interface QueueContext {
   /** The deployment's defaults. */
   readonly defaults: QueueConfig;
   /** What the scripts lay a queue's stored overrides over (a record without `partitions` means 1). */
-  readonly scriptDefaults: QueueConfig;
+  readonly scriptDefaults: StoredConfig;
   readonly limits: Limits;
   readonly partitions: PartitionCounts;
   readonly groups: GroupNames;

@@ -70,6 +70,12 @@ export interface GroupKeys {
    * each in-flight message, and counters (stored as `…:g:<group>:keys`). See docs/queue-design.md.
    */
   keyState: string;
+  /**
+   * Hash: the rate limits' windows (rateLimit, keyRateLimit): the group's and each key's
+   * deliveries in the current window and the keys held back until it ends
+   * (include/rate-limit.lua). Expires two days after its last window began.
+   */
+  rate: string;
 }
 
 export interface QueueKeys extends PartitionKeys {
@@ -102,7 +108,7 @@ export const PARTITION_KEY_NAMES = [
   'cancelled',
   'cancelledData',
 ] as const;
-export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState'] as const;
+export const GROUP_KEY_NAMES = ['lease', 'meta', 'turns', 'heads', 'keyState', 'rate'] as const;
 /**
  * The variadic parts a script's KEYS may end with: every group's keys, dedup records, the record
  * of a receive attempt (none or one), and `from`: the keys of the group an ack-and-produce settles
@@ -139,6 +145,7 @@ export function createKeySpace(prefix = 'q'): KeySpace {
           turns: `${base}:g:${group}:turns`,
           heads: `${base}:g:${group}:heads`,
           keyState: `${base}:g:${group}:keys`,
+          rate: `${base}:g:${group}:rate`,
         }),
         dedup: (dedupId) => `${base}:dedup:${dedupId}`,
         attempt: (group, consumer, attemptId) => `${base}:g:${group}:attempt:${consumer}:${attemptId}`,

@@ -293,7 +293,70 @@ export interface NameField extends FieldCommon {
   readonly default: '';
 }
 
-export type ConfigField = IntField | EnumField | NameField;
+/**
+ * A rate limit (`rateLimit`, `keyRateLimit`): at most `max` deliveries in each window of
+ * `periodMs` (windows aligned to multiples of periodMs on the service clock), or null for none.
+ * Stored in the config hash as one field, `<max>/<periodMs>`, '' for none (lib/queue/config.ts).
+ */
+export interface RateField extends FieldCommon {
+  readonly kind: 'rate';
+  readonly default: null;
+}
+
+/** One rate limit's value. */
+export interface RateLimit {
+  max: number;
+  periodMs: number;
+}
+
+/** The bounds of a rate limit's two numbers. */
+export const RATE_LIMIT_RULES = {
+  max: { min: 1, max: 1_000_000, unit: 'messages' },
+  periodMs: { min: 1, max: DAY, unit: 'ms' },
+} as const satisfies Record<keyof RateLimit, IntRule>;
+
+/** A rate limit as the config hash and the scripts hold it: `<max>/<periodMs>`, '' for none. */
+export function encodeRateLimit(limit: RateLimit | null): string {
+  return limit === null ? '' : `${limit.max}/${limit.periodMs}`;
+}
+
+/**
+ * A stored rate limit read back: null for '' (none), undefined for a value that is not one (the
+ * field then takes its default, as the scripts read it: include/rate-limit.lua).
+ * @example decodeRateLimit('10/1000') // { max: 10, periodMs: 1000 }
+ */
+export function decodeRateLimit(text: string): RateLimit | null | undefined {
+  if (text === '') return null;
+  const match = /^(\d{1,15})\/(\d{1,15})$/.exec(text);
+  if (match === null) return undefined;
+  const max = Number(match[1]);
+  const periodMs = Number(match[2]);
+  const { max: maxRule, periodMs: periodRule } = RATE_LIMIT_RULES;
+  if (max < maxRule.min || max > maxRule.max || periodMs < periodRule.min || periodMs > periodRule.max) {
+    return undefined;
+  }
+  return { max, periodMs };
+}
+
+/**
+ * Why `value` is not a rate limit (an object of exactly `max` and `periodMs`, integers in
+ * RATE_LIMIT_RULES, or null), or null when it is one.
+ */
+export function rateLimitProblem(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'must be null or an object {max, periodMs}';
+  const extra = Object.keys(value).filter((name) => name !== 'max' && name !== 'periodMs');
+  if (extra.length > 0) return `has unknown field ${extra[0]} (it takes max and periodMs)`;
+  for (const [name, rule] of Object.entries(RATE_LIMIT_RULES)) {
+    const n = (value as Record<string, unknown>)[name];
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < rule.min || n > rule.max) {
+      return `${name} must be an integer from ${rule.min} to ${rule.max}`;
+    }
+  }
+  return null;
+}
+
+export type ConfigField = IntField | EnumField | NameField | RateField;
 
 /** Whether `value` is what a name field takes: '' or a queue name. */
 export function isNameFieldValue(value: unknown): value is string {
@@ -417,6 +480,20 @@ export const CONFIG_FIELDS = {
     description:
       'How long a message without its own ttlMs may be delivered, counted from enqueue (0 = forever); past it the message is dead-lettered with reason expired. Applies to messages already in the queue, by their enqueue time.',
   },
+  rateLimit: {
+    kind: 'rate',
+    default: null,
+    env: 'QUEUE_RATE_LIMIT',
+    description:
+      'At most max deliveries (first deliveries and redeliveries alike) per consumer group in each window of periodMs (windows aligned to multiples of periodMs); null for none. A consume answers at most what the window has left, and a long poll waits until the next window. Over partitions the limit is split between them (see docs/delivery.md).',
+  },
+  keyRateLimit: {
+    kind: 'rate',
+    default: null,
+    env: 'QUEUE_KEY_RATE_LIMIT',
+    description:
+      'At most max deliveries of each groupKey per consumer group in each window of periodMs; null for none. Keys are limited independently: a key at its limit waits for the next window while other keys go on, in turn as usual.',
+  },
   deadLetterQueue: {
     kind: 'name',
     default: '',
@@ -432,7 +509,9 @@ type FieldValue<F> = F extends { readonly kind: 'enum'; readonly values: readonl
   ? V
   : F extends { readonly kind: 'name' }
     ? string
-    : number;
+    : F extends { readonly kind: 'rate' }
+      ? RateLimit | null
+      : number;
 
 /** Per-queue settings, stored in Redis; fields a queue has not set take the deployment's defaults. */
 export type QueueConfig = { -readonly [K in ConfigFieldName]: FieldValue<(typeof CONFIG_FIELDS)[K]> };

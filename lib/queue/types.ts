@@ -224,6 +224,18 @@ export interface GroupStats {
   waitingKeys: number;
   /** The key whose next waiting message is the oldest, with that message; null when none waits. */
   oldestWaitingKey: { groupKey: string; id: string; ageMs: number } | null;
+  /**
+   * Deliveries to the group in the current window of the queue's rateLimit, over all partitions
+   * (0 without a rateLimit).
+   */
+  rateLimitUsed: number;
+  /**
+   * The rateLimit held back deliveries in the current window: a consume asked for more than the
+   * window had left (on one partition at least, each holding its share of the limit).
+   */
+  rateLimitThrottled: boolean;
+  /** Group keys the keyRateLimit holds back until the current key window ends (0 without one). */
+  throttledKeys: number;
 }
 
 export interface QueueStats {

@@ -21,7 +21,9 @@ import {
   nestsDeeperThan,
   type QueueConfig,
   RANGE_BOUND_RULE,
+  type RateLimit,
   RESERVED_ATTRIBUTE_NAMES,
+  rateLimitProblem,
   STREAM_ID_RULE,
   WELL_FORMED_RULE,
 } from './rules.ts';
@@ -82,8 +84,13 @@ export function checkInt(value: unknown, what: string, rule: IntRule): number {
   return value;
 }
 
-function checkField(name: string, field: ConfigField, value: unknown): number | string {
+function checkField(name: string, field: ConfigField, value: unknown): number | string | RateLimit | null {
   if (field.kind === 'int') return checkInt(value, name, field);
+  if (field.kind === 'rate') {
+    const problem = rateLimitProblem(value);
+    if (problem !== null) invalid(`${name} ${problem}`, { [name]: value });
+    return value === null ? null : { max: (value as RateLimit).max, periodMs: (value as RateLimit).periodMs };
+  }
   if (field.kind === 'name') {
     if (!isNameFieldValue(value))
       invalid(`${name} must be '' or a queue name: ${NAME_RULE.text}`, { [name]: value });
@@ -107,7 +114,7 @@ export function checkConfigPatch(patch: unknown): Partial<QueueConfig> {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     invalid('config must be an object');
   }
-  const out: Record<string, number | string> = {};
+  const out: Record<string, number | string | RateLimit | null> = {};
   for (const [name, value] of Object.entries(patch)) {
     if (!Object.hasOwn(CONFIG_FIELDS, name)) invalid(`unknown config field ${name}`);
     out[name] = checkField(name, CONFIG_FIELDS[name as keyof typeof CONFIG_FIELDS], value);

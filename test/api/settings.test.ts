@@ -68,6 +68,18 @@ describe('readSettings', () => {
     expect(() => readSettings({ MAX_REQUEST_BYTES: '-1' }, 'production')).toThrow(/MAX_REQUEST_BYTES/);
   });
 
+  it('reads QUEUE_RATE_LIMIT and QUEUE_KEY_RATE_LIMIT as max/periodMs or none, refusing anything else', () => {
+    expect(
+      readSettings({ QUEUE_RATE_LIMIT: '100/1000', QUEUE_KEY_RATE_LIMIT: 'none' }, 'production')
+        .queueDefaults,
+    ).toEqual({ rateLimit: { max: 100, periodMs: 1000 }, keyRateLimit: null });
+    for (const bad of ['0/1000', '100', '100/0', '100/86400001', '1.5/1000', 'fast']) {
+      expect(() => readSettings({ QUEUE_RATE_LIMIT: bad }, 'production')).toThrow(
+        /QUEUE_RATE_LIMIT must be <max>\/<periodMs>/,
+      );
+    }
+  });
+
   it('refuses BODY_TIMEOUT_MS out of its bounds, naming it', () => {
     expect(() => readSettings({ BODY_TIMEOUT_MS: '0' }, 'production')).toThrow(
       'BODY_TIMEOUT_MS must be an integer from 1 to 600000',

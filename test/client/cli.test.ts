@@ -228,8 +228,11 @@ describe('esq', () => {
       'LAG',
       'CONSUMERS',
       'OLDEST PENDING',
+      'RATE WINDOW',
     ]);
     expect(row!.split(/\s+/).slice(0, 8)).toEqual([queue, '2', '0', '0', 'billing', '1', '1', '1']);
+    // No rate limit: nothing counted, not throttled.
+    expect(row!.split(/\s+/).at(-1)).toBe('0');
     const json = await esq(['stats', queue, '--json']);
     const stats = await q.stats();
     expect(JSON.parse(json.stdout)).toEqual({
@@ -364,6 +367,27 @@ describe('esq', () => {
       retryBackoff: 'fixed',
     });
     expect((await esq(['queue', 'config', queue])).stdout).toMatch(/^maxDeliveries\s+9$/m);
+    // Rate limits as max/periodMs, none to clear; printed the same way.
+    const limited = await esq([
+      'queue',
+      'config',
+      queue,
+      'rateLimit=100/1000',
+      'keyRateLimit=5/60000',
+      '--json',
+    ]);
+    expect(JSON.parse(limited.stdout)).toMatchObject({
+      rateLimit: { max: 100, periodMs: 1000 },
+      keyRateLimit: { max: 5, periodMs: 60_000 },
+    });
+    expect((await esq(['queue', 'config', queue])).stdout).toMatch(/^rateLimit\s+100\/1000$/m);
+    expect((await esq(['queue', 'config', queue, 'keyRateLimit=none'])).stdout).toMatch(
+      /^keyRateLimit\s+none$/m,
+    );
+    const badRate = await esq(['queue', 'config', queue, 'rateLimit=0/1000']);
+    expect(badRate.code).toBe(2);
+    expect(badRate.stderr).toContain('esq: rateLimit must be <max>/<periodMs>');
+    expect((await client.queue(queue).config()).rateLimit).toEqual({ max: 100, periodMs: 1000 });
     const missing = await esq(['queue', 'config', `${queue}-none`, 'maxDeliveries=2']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`queue ${queue}-none does not exist; create it with esq queue create`);

@@ -33,6 +33,7 @@ describe('detectFeatures', () => {
         operationId: 'deleteSchedule',
       },
       groupKeys: true,
+      rateLimits: true,
     });
   });
 
@@ -43,6 +44,15 @@ describe('detectFeatures', () => {
     expect(detectFeatures(schemas({ body: {}, groupKey: {} })).groupKeys).toBe(true);
     expect(detectFeatures(schemas({ body: {}, partitionKey: {} })).groupKeys).toBeUndefined();
     expect(detectFeatures({}).groupKeys).toBeUndefined();
+  });
+
+  it('shows rate limit windows only when the document’s GroupStats has them', () => {
+    const schemas = (properties: Record<string, unknown>) => ({
+      components: { schemas: { GroupStats: { properties } } },
+    });
+    expect(detectFeatures(schemas({ name: {}, rateLimitUsed: {} })).rateLimits).toBe(true);
+    expect(detectFeatures(schemas({ name: {}, keyedWaiting: {} })).rateLimits).toBeUndefined();
+    expect(detectFeatures({}).rateLimits).toBeUndefined();
   });
 
   it('finds each later operation by its operationId, wherever its path is', () => {

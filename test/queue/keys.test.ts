@@ -51,6 +51,8 @@ it('keeps the key names queues already hold in Redis', () => {
     'q:{orders}:g:billing:turns',
     'q:{orders}:g:billing:heads',
     'q:{orders}:g:billing:keys',
+    // New in the release that added rate limits.
+    'q:{orders}:g:billing:rate',
   ]);
   expect(k.dedup('d-1')).toBe('q:{orders}:dedup:d-1');
   const space = createKeySpace('q');
@@ -126,7 +128,10 @@ describe('scriptKeys', () => {
       k.delayedData,
       k.config,
       k.wake,
-      ...['a', 'b'].flatMap((group) => GROUP_KEY_NAMES.map((name) => k.group(group)[name])),
+      // Every group key but the rate limits' windows, which only consume and stats touch.
+      ...['a', 'b'].flatMap((group) =>
+        GROUP_KEY_NAMES.filter((name) => name !== 'rate').map((name) => k.group(group)[name]),
+      ),
       k.dedup('d1'),
     ]);
     expect(scriptKeys(space, scripts.stats.keys, { queue: 'orders', groups: ['a'] })).toEqual([
@@ -136,6 +141,7 @@ describe('scriptKeys', () => {
       k.config,
       k.group('a').heads,
       k.group('a').keyState,
+      k.group('a').rate,
     ]);
   });
 

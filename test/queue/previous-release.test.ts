@@ -181,6 +181,49 @@ onEveryBackend(
       expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body)).toEqual(['m']);
     });
 
+    it('reads its config record, which has no rate limit fields, as no limits, then takes one', async () => {
+      const { queue, clock, keys, client } = make();
+      const old = createScriptRunner(client, keys);
+      await old(release.groupCreate, onGroup, { start: '0', create: 1 });
+      await old(
+        release.produce,
+        { queue: 'q', dedup: [] },
+        {
+          now: clock.now(),
+          config,
+          create: 1,
+          known: 1,
+          keyed: 0,
+          messages: [1, 2, 3, 4, 5].map((n) => message(n)),
+        },
+      );
+      expect(await queue.getConfig('q')).toMatchObject({
+        rateLimit: null,
+        keyRateLimit: null,
+        partitions: 1,
+      });
+      const first = await queue.consume('q', 'g', 'c', 3);
+      expect(first.map((m) => m.body)).toEqual([1, 2, 3]);
+      await queue.ack(
+        'q',
+        'g',
+        first.map((m) => m.id),
+      );
+      expect((await queue.stats('q')).groups[0]).toMatchObject({
+        rateLimitUsed: 0,
+        rateLimitThrottled: false,
+        throttledKeys: 0,
+      });
+      await queue.configure('q', { rateLimit: { max: 1, periodMs: 60_000 } });
+      clock.set(clock.now() - (clock.now() % 60_000) + 60_000);
+      const [fourth] = await queue.consume('q', 'g', 'c', 10);
+      expect(fourth?.body).toBe(4);
+      expect(await queue.consume('q', 'g', 'c', 10)).toEqual([]);
+      await queue.ack('q', 'g', [fourth?.id as string]);
+      clock.advance(60_000);
+      expect((await queue.consume('q', 'g', 'c', 10)).map((m) => m.body)).toEqual([5]);
+    });
+
     it('keeps grouped messages whole while an instance of that release acks and consumes beside the current code', async () => {
       const { queue, keys, client, clock } = make();
       const old = createScriptRunner(client, keys);

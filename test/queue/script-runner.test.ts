@@ -75,27 +75,31 @@ describe('the script runner', () => {
     const reply = await run(
       scripts.stats,
       { queue: 'q', groups: ['a'] },
-      { now: 1, names: 0 },
+      { now: 1, names: 0, config: {} },
       { onGroups: (names) => learned.push(names) },
     );
     expect(reply).toMatchObject({ length: 0, partitions: 1, groups: [] });
     expect(learned).toEqual([['a', 'b']]);
     const k = space.queue('q');
-    expect(sent.map((call) => call.args.slice(2))).toEqual([['a'], ['a', 'b']]);
+    expect(sent.map((call) => call.args.slice(3))).toEqual([['a'], ['a', 'b']]);
     expect(sent[1]?.keys.slice(4)).toEqual([
       k.group('a').heads,
       k.group('a').keyState,
+      k.group('a').rate,
       k.group('b').heads,
       k.group('b').keyState,
+      k.group('b').rate,
     ]);
   });
 
   it('gives up with REDIS_ERROR when the groups keep changing', async () => {
     const { redis, sent } = scripted(['GROUPS', 'a'], ['GROUPS', 'b'], ['GROUPS', 'c']);
     const run = createScriptRunner(redis, space);
-    const error = await run(scripts.stats, { queue: 'q', groups: [] }, { now: 1, names: 0 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await run(
+      scripts.stats,
+      { queue: 'q', groups: [] },
+      { now: 1, names: 0, config: {} },
+    ).catch((e: unknown) => e);
     expect(isQueueError(error, 'REDIS_ERROR')).toBe(true);
     expect(String(error)).toMatch(/kept changing/);
     expect(sent).toHaveLength(3);

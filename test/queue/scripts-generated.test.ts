@@ -44,6 +44,7 @@ it('sends a script only the config fields it reads, and the script looks up only
     maxBytes: 1024,
     answered: 0,
     config: DEFAULT_CONFIG,
+    partition: 0,
   };
   await run(consume, { queue: 'q', group: 'g' }, args);
   await run(consume, { queue: 'q', group: 'g' }, args);

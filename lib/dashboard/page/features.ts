@@ -23,10 +23,12 @@ export interface Features {
   readonly deleteSchedule?: Operation;
   /** Produce takes a `groupKey` (ordered message groups), and stats show the keyed backlog. */
   readonly groupKeys?: true;
+  /** Stats show each group's rate limit window (rateLimit, keyRateLimit). */
+  readonly rateLimits?: true;
 }
 
 /** The features that are operations. */
-type OperationFeature = Exclude<keyof Features, 'groupKeys'>;
+type OperationFeature = Exclude<keyof Features, 'groupKeys' | 'rateLimits'>;
 
 interface Rule {
   operationIds: readonly string[];
@@ -103,8 +105,14 @@ export function detectFeatures(document: Document): Features {
       operations.find((op) => rule.methods.includes(op.method) && rule.path.test(op.path));
     if (match !== undefined) found[name] = match;
   }
-  const input = document.components?.schemas?.MessageInput?.properties;
-  return input !== undefined && Object.hasOwn(input, 'groupKey') ? { ...found, groupKeys: true } : found;
+  const schemas = document.components?.schemas;
+  const input = schemas?.MessageInput?.properties;
+  const stats = schemas?.GroupStats?.properties;
+  return {
+    ...found,
+    ...(input !== undefined && Object.hasOwn(input, 'groupKey') ? { groupKeys: true as const } : {}),
+    ...(stats !== undefined && Object.hasOwn(stats, 'rateLimitUsed') ? { rateLimits: true as const } : {}),
+  };
 }
 
 /** Reads the service's document; a service without one offers nothing extra. */

@@ -167,7 +167,16 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
     const reply = await ctx.run(
       scripts.consume,
       { queue, partition: p, group, ...(attemptId === '' ? {} : { attempt: { consumer, id: attemptId } }) },
-      { consumer, count, now: ctx.now(), leaseMs, maxBytes, answered, config: ctx.scriptDefaults },
+      {
+        consumer,
+        count,
+        now: ctx.now(),
+        leaseMs,
+        maxBytes,
+        answered,
+        config: ctx.scriptDefaults,
+        partition: p,
+      },
     );
     // Dead letters bound for another queue move there now (rare: no round trip otherwise).
     if (reply.deadLettered > 0) await ctx.deadLettered(queue);
@@ -309,6 +318,7 @@ export function createDeliveryOps(ctx: QueueContext): DeliveryOps {
               count: n - messages.length,
               cursor: from,
               config: ctx.scriptDefaults,
+              partition: p,
             },
           ),
         );

@@ -2,7 +2,7 @@
  * The queues family (lib/api/routes/queues.ts): a queue's config, the registry of queues, deleting
  * a queue, and its stats merged over its partitions.
  */
-import { configFromStored } from '../config.ts';
+import { configFromStored, storedPatch } from '../config.ts';
 import type { QueueContext } from '../context.ts';
 import { QueueError, QueueErrorCode } from '../errors.ts';
 import { everyPartition } from '../partitions/fan-out.ts';
@@ -94,7 +94,7 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
       scripts.configure,
       { queue },
       {
-        patch: fields,
+        patch: storedPatch(fields),
         create: asked ?? ctx.defaults.partitions,
         grow: asked ?? 0,
         meta: metaPatch,
@@ -183,7 +183,11 @@ export function createQueueOps(ctx: QueueContext): QueueOps {
     async stats(queue) {
       checkName('queue', queue);
       const read = (partition: number, names: boolean) =>
-        ctx.run(scripts.stats, { queue, partition }, { now: ctx.now(), names: names ? 1 : 0 });
+        ctx.run(
+          scripts.stats,
+          { queue, partition },
+          { now: ctx.now(), names: names ? 1 : 0, config: ctx.scriptDefaults },
+        );
       const parts = await everyPartition(ctx, queue, async (p) => {
         if (p > 0) return read(p, true);
         // Consumer names are only read when they must be merged over partitions.
@@ -223,6 +227,9 @@ function groupStats(
   let lastSet = false;
   let keyedWaiting = 0;
   let waitingKeys = 0;
+  let rateLimitUsed = 0;
+  let rateLimitThrottled = false;
+  let throttledKeys = 0;
   let oldestWaitingKey: GroupStats['oldestWaitingKey'] = null;
   const consumerNames = new Set<string>();
   for (const { p, result } of parts) {
@@ -231,6 +238,9 @@ function groupStats(
     pending += g.pending;
     keyedWaiting += g.keyedWaiting;
     waitingKeys += g.waitingKeys;
+    rateLimitUsed += g.rateUsed;
+    rateLimitThrottled ||= g.rateThrottled;
+    throttledKeys += g.throttledKeys;
     if (g.oldestKeyId !== '' && (oldestWaitingKey === null || g.oldestKeyAgeMs > oldestWaitingKey.ageMs)) {
       oldestWaitingKey = { groupKey: g.oldestKey, id: encodeId(g.oldestKeyId, p), ageMs: g.oldestKeyAgeMs };
     }
@@ -254,5 +264,8 @@ function groupStats(
     keyedWaiting,
     waitingKeys,
     oldestWaitingKey,
+    rateLimitUsed,
+    rateLimitThrottled,
+    throttledKeys,
   };
 }

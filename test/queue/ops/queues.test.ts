@@ -33,6 +33,9 @@ onEveryBackend('queues', (make) => {
           keyedWaiting: 0,
           waitingKeys: 0,
           oldestWaitingKey: null,
+          rateLimitUsed: 0,
+          rateLimitThrottled: false,
+          throttledKeys: 0,
         },
       ],
     });
@@ -56,6 +59,8 @@ onEveryBackend('queues', (make) => {
       retryDelayMs: 1000,
       retryMaxDelayMs: 3_600_000,
       messageTtlMs: 0,
+      rateLimit: null,
+      keyRateLimit: null,
       deadLetterQueue: '',
     });
     const updated = await queue.configure('other', { maxDeliveries: 9 });

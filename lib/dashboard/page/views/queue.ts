@@ -119,6 +119,7 @@ export function queueView(context: ViewContext, queue: string): View {
     'Oldest pending',
     'Last delivered id',
     ...(context.features.groupKeys === true ? ['Waiting in key lines'] : []),
+    ...(context.features.rateLimits === true ? ['Rate window'] : []),
     ...(admin ? [''] : []),
   ]);
   const groupRow = (group: GroupStats) => {
@@ -131,6 +132,7 @@ export function queueView(context: ViewContext, queue: string): View {
       lastDelivered: '',
     };
     if (context.features.groupKeys === true) cells.keyed = '';
+    if (context.features.rateLimits === true) cells.rate = '';
     if (admin) {
       const remove = h(
         'button',
@@ -174,6 +176,14 @@ export function queueView(context: ViewContext, queue: string): View {
         oldest === null
           ? count(group.keyedWaiting)
           : `${count(group.keyedWaiting)} in ${count(group.waitingKeys)} keys, oldest ${oldest.groupKey} (${duration(oldest.ageMs)})`,
+      );
+    }
+    if (context.features.rateLimits === true) {
+      // Deliveries in the current window; "throttled" while the limit holds deliveries back.
+      const held = group.throttledKeys > 0 ? `, ${count(group.throttledKeys)} keys held` : '';
+      setText(
+        cell(tr, 'rate'),
+        `${count(group.rateLimitUsed)} delivered${group.rateLimitThrottled ? ', throttled' : ''}${held}`,
       );
     }
   };

@@ -5,6 +5,7 @@
 -- record goes and the consume goes on as usual (see docs/api.md, "Receive attempts"). A replay
 -- renews the leases from now, as a first answer would have given them (SQS resets the visibility
 -- timeout on a retried attempt), and the record with them.
+-- @include answer-bytes
 -- @include int
 -- @include unpack
 
@@ -62,4 +63,27 @@ local function attempt_renew(g, key, expires, now, messages)
   end
   redis.call(unpack(zadd))
   attempt_record(key, expires, now, messages)
+end
+
+-- A consume's retry of receive attempt `key`: when the attempt's record holds what it leased and
+-- those are still `consumer`'s, renews their leases and answers them in `answer` (consume's reply
+-- head; `answered`, the bytes other partitions gave). Otherwise forgets the record and answers nil.
+local function attempt_again(g, consumer, key, now, lease_ms, answer, answered)
+  local saved = redis.call('GET', key)
+  if not saved then
+    return nil
+  end
+  local again = attempt_replay(g, consumer, saved, now)
+  if not again then
+    redis.call('DEL', key)
+    return nil
+  end
+  attempt_renew(g, key, now + lease_ms, now, again)
+  local size = math.max(answered, 16)
+  for _, message in ipairs(again) do
+    answer[#answer + 1] = message
+    size = size + answer_bytes(message[3])
+  end
+  answer[7] = size
+  return answer
 end

@@ -1,6 +1,6 @@
 -- One consumer group as the delivery helpers take it: its name, the partition's keys it works
 -- with (stream, dlq, dlqIndex, wake, from `k`, the keys as a script names them) and its own
--- (lease, meta, turns, heads, keyState, from `gk`: by default `k` itself, else one entry of
+-- (lease, meta, turns, heads, keyState, rate, from `gk`: by default `k` itself, else one entry of
 -- keys.groups).
 local function group_of(name, k, gk)
   gk = gk or k
@@ -15,5 +15,6 @@ local function group_of(name, k, gk)
     turns = gk.turns,
     heads = gk.heads,
     keyState = gk.keyState,
+    rate = gk.rate,
   }
 end

@@ -12,8 +12,10 @@
 -- answers how many it delivered, how many it dead-lettered (expired), and whether no key had a
 -- turn at all (then it made one call). A few calls per round of
 -- turns, whatever the keys' backlogs; a key that can deliver no more (a lowered
--- maxInFlightPerKey) is skipped and takes a turn again when one of its messages finishes.
-local function serve_turns(g, consumer, n, cfg, now, out, leased)
+-- maxInFlightPerKey) is skipped and takes a turn again when one of its messages finishes. With
+-- `rate` (include/rate-limit.lua), a key its keyRateLimit holds back loses its turn until its
+-- window ends.
+local function serve_turns(g, consumer, n, cfg, now, out, leased, rate)
   local per_key = cfg.maxInFlightPerKey
   local delivered, dead = 0, 0
   -- Keys looked at: a bound on the work of one call however many expired or deleted entries wait.
@@ -29,12 +31,15 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
     visits = visits + #turn
     redis.call('ZREM', g.turns, unpack(turn))
     local view = state_view(g, key_fields(turn))
+    if rate then
+      rate.load(turn)
+    end
     -- Each key's first waiting message, and (second read) the one behind it.
     local picks, behind = {}, { 'HMGET', g.keyState }
     local claim = { 'XCLAIM', g.stream, g.name, consumer, '0' }
     for _, key in ipairs(turn) do
       local id = view_get(view, 'w:' .. key)
-      if id and view_count(view, 'f:' .. key) < per_key then
+      if id and view_count(view, 'f:' .. key) < per_key and (not rate or rate.allow(key)) then
         picks[#picks + 1] = { id, key }
         behind[#behind + 1] = 'x:' .. id
         claim[#claim + 1] = id
@@ -59,6 +64,9 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
         if not fields_ then
           -- Deleted behind our back: taken out of its line below; the key goes on.
           gone[#gone + 1] = pick
+          if rate then
+            rate.refund(key)
+          end
         else
           -- No longer waiting: the key's first waiting message is the one behind it, if any.
           local after = next_[i]
@@ -75,6 +83,9 @@ local function serve_turns(g, consumer, n, cfg, now, out, leased)
           flown = flown + 1
           if expired(fields_, id, cfg, now) then
             stale[#stale + 1] = { id, fields_ }
+            if rate then
+              rate.refund(key)
+            end
           else
             out[#out + 1] = { id, 1, fields_ }
             leased[#leased + 1] = id

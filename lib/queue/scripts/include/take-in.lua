@@ -4,9 +4,9 @@
 -- Takes grouped messages into their keys' lines (`items`: {id, key, ...} in stream order, none
 -- in a PEL: the group moved past them): each joins the end of its key's line and waits, or, with
 -- `direct` (a consumer just read them into its PEL), goes straight into flight when its key has
--- room and nothing waiting. A key that may deliver gets a turn. Answers the items that went into
--- flight and those that wait.
-local function take_in(g, items, per_key, direct)
+-- room and nothing waiting (and, with `allow`, when allow(key) says its rate limit lets it). A key
+-- that may deliver gets a turn. Answers the items that went into flight and those that wait.
+local function take_in(g, items, per_key, direct, allow)
   if #items == 0 then
     return {}, {}
   end
@@ -30,7 +30,12 @@ local function take_in(g, items, per_key, direct)
       view_put(view, 'h:' .. key, id)
     end
     view_put(view, 't:' .. key, id)
-    if direct and not view_get(view, 'w:' .. key) and view_count(view, 'f:' .. key) < per_key then
+    if
+      direct
+      and not view_get(view, 'w:' .. key)
+      and view_count(view, 'f:' .. key) < per_key
+      and (not allow or allow(key))
+    then
       view_add(view, 'f:' .. key, 1)
       view_put(view, 'k:' .. id, key)
       flights[#flights + 1] = item

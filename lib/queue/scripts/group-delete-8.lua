@@ -1,5 +1,6 @@
--- group-delete: destroys a consumer group and its lease index, meta record and key lines.
--- KEYS: stream, config, lease, meta, turns, heads, keyState
+-- group-delete: destroys a consumer group and its lease index, meta record, key lines and rate
+-- limit windows.
+-- KEYS: stream, config, lease, meta, turns, heads, keyState, rate
 -- ARGV: group
 -- Returns: deleted: flag, partitions: int
 --   (0 when the group did not exist; QUEUE_NOT_FOUND when the queue does not)
@@ -13,7 +14,7 @@ if redis.call('EXISTS', keys.stream) == 1 then
     destroyed = reply
   end
 end
-redis.call('DEL', keys.lease, keys.meta, keys.turns, keys.heads, keys.keyState)
+redis.call('DEL', keys.lease, keys.meta, keys.turns, keys.heads, keys.keyState, keys.rate)
 redis.call('HDEL', keys.config, 'paused:' .. args.group)
 if destroyed == 0 and redis.call('EXISTS', keys.config) == 0 and redis.call('EXISTS', keys.stream) == 0 then
   return { 'QUEUE_NOT_FOUND' }

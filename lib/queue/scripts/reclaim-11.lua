@@ -3,9 +3,12 @@
 -- backoff after its expiry passed), dead-letters those over max deliveries or past their TTL and
 -- drops pending ids whose entries are gone. The cursor is 0-0 when the scan reached the end, else
 -- the next pending id. Idle time comes from the lease index (the service's clock), so it behaves
--- the same on every backend; see docs/queue-design.md.
--- KEYS: stream, dlq, dlqIndex, config, lease, meta, turns, heads, keyState, wake
--- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json
+-- the same on every backend; see docs/queue-design.md. Within the rate limits as consume
+-- (include/rate-limit.lua): past the group's window it takes no more, and a message whose key is at
+-- its limit becomes due when the key window ends.
+-- KEYS: stream, dlq, dlqIndex, config, lease, meta, turns, heads, keyState, wake, rate
+-- ARGV: group, consumer, now: int, minIdleMs: int, count: int, cursor, config: json, partition: int
+--   (partition: this one's index, for its share of the rate limit)
 -- Returns: cursor: string, deadLettered: int, deleted: string[], partitions: int,
 --   ...messages: {id: string, deliveries: int, fields: fields, firstAt: int}
 --   (firstAt: when the message was first delivered to the group, 0 when unknown)
@@ -20,6 +23,7 @@
 -- @include ids
 -- @include int
 -- @include partition
+-- @include rate-limit
 -- @include take-over
 
 local g = group_of(args.group, keys)
@@ -36,6 +40,9 @@ held_ready(g)
 local rows = redis.call('XPENDING', stream, group, args.cursor, '+', int(count))
 local out = { 'ok', '0-0', 0, {}, stored_partitions(keys.config) }
 local leased = {}
+local rate = rate_limiter(g, cfg, now, args.partition, out[5])
+-- What the scan would have taken without the group's rate limit.
+local wanted = 0
 for _, row in ipairs(rows) do
   local id, holder, deliveries = row[1], row[2], tonumber(row[4])
   local score = tonumber(redis.call('ZSCORE', lease, id))
@@ -63,13 +70,21 @@ for _, row in ipairs(rows) do
       else
         table.insert(out[4], id)
       end
+    elseif rate and #leased >= rate.budget then
+      -- The group's window is spent here: it stays pending, for a later reclaim or consume.
+      wanted = wanted + 1
     else
-      local taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
+      wanted = wanted + 1
+      local key, go = rate_retry(g, rate, id, true)
+      local taken = go and take_over(g, consumer, id, holder, deliveries, cfg, now) or 'held'
+      if key and (taken == 'gone' or taken == 'expired') then
+        rate.refund(key)
+      end
       if taken == 'gone' then
         table.insert(out[4], id)
       elseif taken == 'expired' then
         out[3] = out[3] + 1
-      else
+      elseif taken ~= 'held' then
         out[#out + 1] = { id, deliveries + 1, taken }
         leased[#leased + 1] = id
       end
@@ -90,4 +105,5 @@ for _, id in ipairs(leased) do
   redis.call('HDEL', meta, 'n:' .. id)
 end
 stamp_first(g, out, 6, now, false)
+rate_finish(rate, #leased, wanted)
 return out

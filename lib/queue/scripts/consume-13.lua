@@ -8,13 +8,16 @@
 -- unread, a retry keeps its holder and count) and the consume stops there.
 -- With an attempt key, a retry of the same attempt answers what the attempt leased, unchanged
 -- (include/attempt.lua), its leases renewed, and a first try records what it leased.
+-- Within the rate limits (include/rate-limit.lua): the count is cut to what the group's window has
+-- left here; a key at its limit waits (its retry becomes due when the key window ends).
 -- KEYS: stream, dlq, dlqIndex, delayed, delayedData, config, lease, meta, turns, heads, keyState,
---   wake, ...attempt
+--   wake, rate, ...attempt
 --   (attempt: the record of the consume's attemptId, when it names one)
 -- ARGV: group, consumer, count: int, now: int, leaseMs: int, maxBytes: int, answered: int,
---   config: json
+--   config: json, partition: int
 --   (leaseMs: how long the delivered messages' leases last, -1 for the queue's
---   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none)
+--   visibilityTimeoutMs; answered: the bytes of the answer other partitions gave, 0 for none;
+--   partition: this one's index, for its share of the rate limit)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
 --   answered: int, ...messages: {id: string, deliveries: int, fields: fields, firstAt: int}
 --   (answered: the answer's bytes with this partition's messages; firstAt: when the message was
@@ -22,7 +25,8 @@
 --   (partitions: the queue's partition count as this partition knows it; when nothing was
 --   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
 --   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
---   long poll's blocking read; otherwise -1, '' and ''. While paused, dueAt is -1 and the ids are
+--   long poll's blocking read; otherwise -1, '' and ''. When a rate limit holds back what could
+--   go, dueAt is at the latest when its window ends. While paused, dueAt is -1 and the ids are
 --   given, so a long poll waits for a resume, which writes the wake stream)
 -- Errors: QUEUE_NOT_FOUND, GROUP_NOT_FOUND
 -- @include answer-bytes
@@ -40,6 +44,7 @@
 -- @include kv
 -- @include park
 -- @include promote
+-- @include rate-limit
 -- @include serve-turns
 -- @include take-in
 -- @include take-over
@@ -58,24 +63,12 @@ local lease_ms = args.leaseMs >= 0 and args.leaseMs or cfg.visibilityTimeoutMs
 local partitions = tonumber(record.partitions) or 1
 redis.call('HSET', g.meta, 's:' .. consumer, int(now))
 local attempt = keys.attempt[1]
-if attempt then
-  local saved = redis.call('GET', attempt)
-  if saved then
-    local again = attempt_replay(g, consumer, saved, now)
-    if again then
-      attempt_renew(g, attempt, now + lease_ms, now, again)
-      local answer = { 'ok', 0, partitions, -1, '', '', 0 }
-      local size = math.max(args.answered, 16)
-      for _, message in ipairs(again) do
-        answer[#answer + 1] = message
-        size = size + answer_bytes(message[3])
-      end
-      answer[7] = size
-      stamp_first(g, answer, 8, now, true)
-      return answer
-    end
-    redis.call('DEL', attempt)
-  end
+-- A retry of a receive attempt answers what the attempt leased.
+local head = { 'ok', 0, partitions, -1, '', '', 0 }
+local again = attempt and attempt_again(g, consumer, attempt, now, lease_ms, head, args.answered)
+if again then
+  stamp_first(g, again, 8, now, true)
+  return again
 end
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.
 if record.paused or record['paused:' .. g.name] then
@@ -88,6 +81,13 @@ local n = math.min(args.count, cfg.maxInFlightPerConsumer - held_count(g, consum
 local out = { 'ok', 0, partitions, -1, '', '', args.answered }
 if n <= 0 then
   return out
+end
+-- The rate limits: `asked` is what the consume would take without them.
+local rate = rate_limiter(g, cfg, now, args.partition, partitions)
+local asked = n
+n = rate and math.min(n, rate.budget) or n
+if n <= 0 then
+  return rate_spent(g, rate, out)
 end
 
 -- The answer's size so far (at least 16: `{"messages":[]}`); `full`: a message did not fit. The
@@ -132,10 +132,16 @@ for i = 1, #due, 2 do
       redis.call('ZADD', g.lease, int(score + wait), id)
       redis.call('HSET', g.meta, 'n:' .. id, int(score + wait))
     else
-      local taken = take_over(g, consumer, id, holder, deliveries, cfg, now)
+      -- (A grouped one whose key is at its rate limit becomes due when the key window ends.)
+      local key, go = rate_retry(g, rate, id)
+      local taken = go and take_over(g, consumer, id, holder, deliveries, cfg, now) or 'gone'
+      local fit = taken ~= 'gone' and taken ~= 'expired' and fits(answer_bytes(taken))
+      if key and go and not fit then
+        rate.refund(key)
+      end
       if taken == 'expired' then
         out[2] = out[2] + 1
-      elseif taken ~= 'gone' and not fits(answer_bytes(taken)) then
+      elseif taken ~= 'gone' and not fit then
         -- Too big for what is left of the answer: back to its holder as it was (same delivery
         -- count and idle time), still due.
         redis.call('XCLAIM', g.stream, g.name, holder, '0', id, 'IDLE', int(row[1][3]), 'RETRYCOUNT', int(deliveries))
@@ -160,7 +166,7 @@ local function serve(limit)
     return
   end
   local from = #out
-  local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased)
+  local delivered, dead, idle = serve_turns(g, consumer, limit, cfg, now, out, leased, rate)
   n = n - delivered
   out[2] = out[2] + dead
   no_turns = idle
@@ -175,6 +181,7 @@ local function serve(limit)
       out[kept] = message
     else
       back[#back + 1] = message[1]
+      rate_refund(rate, message[3])
     end
   end
   if #back == 0 then
@@ -261,15 +268,14 @@ local function read_new()
       end
       reserved = redis.call(unpack(get))
     end
-    local fresh = {}
-    for i, item in ipairs(grouped) do
-      if reserved[i] then
-        deliver(item[1], item[3])
-      else
-        fresh[#fresh + 1] = item
-      end
+    -- (Reserved ones whose key is at its rate limit wait in their lines instead.)
+    local ready, fresh, held_back = rate_split(rate, grouped, reserved)
+    for _, item in ipairs(ready) do
+      deliver(item[1], item[3])
     end
-    local flights, parked = take_in(g, fresh, per_key, true)
+    rate_hold_reserved(g, consumer, held_back, per_key)
+    no_turns = no_turns and #held_back == 0
+    local flights, parked = take_in(g, fresh, per_key, true, rate and rate.allow)
     for _, item in ipairs(flights) do
       deliver(item[1], item[3])
     end
@@ -331,11 +337,13 @@ if #leased > 0 then
     attempt_record(attempt, now + lease_ms, now, answered)
   end
 end
+rate_finish(rate, #leased, asked)
 if counted > 0 then
   out[7] = bytes
 end
 if #out == 7 then
   out[4], out[5], out[6] = watch_point(g.stream, g.wake, keys.delayed, g.lease)
+  out[4] = rate_due(rate, out[4])
   if behind then
     -- More is there to read: a long poll asks again at once.
     out[4] = now
