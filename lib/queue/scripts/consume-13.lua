@@ -63,11 +63,9 @@ local lease_ms = args.leaseMs >= 0 and args.leaseMs or cfg.visibilityTimeoutMs
 local partitions = tonumber(record.partitions) or 1
 redis.call('HSET', g.meta, 's:' .. consumer, int(now))
 local attempt = keys.attempt[1]
--- A retry of a receive attempt answers what the attempt leased.
 local head = { 'ok', 0, partitions, -1, '', '', 0 }
 local again = attempt and attempt_again(g, consumer, attempt, now, lease_ms, head, args.answered)
 if again then
-  stamp_first(g, again, 8, now, true)
   return again
 end
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.

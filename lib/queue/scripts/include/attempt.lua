@@ -6,6 +6,7 @@
 -- renews the leases from now, as a first answer would have given them (SQS resets the visibility
 -- timeout on a retried attempt), and the record with them.
 -- @include answer-bytes
+-- @include first-delivery
 -- @include int
 -- @include unpack
 
@@ -67,7 +68,8 @@ end
 
 -- A consume's retry of receive attempt `key`: when the attempt's record holds what it leased and
 -- those are still `consumer`'s, renews their leases and answers them in `answer` (consume's reply
--- head; `answered`, the bytes other partitions gave). Otherwise forgets the record and answers nil.
+-- head; `answered`, the bytes other partitions gave) with their first delivery times. Otherwise
+-- forgets the record and answers nil.
 local function attempt_again(g, consumer, key, now, lease_ms, answer, answered)
   local saved = redis.call('GET', key)
   if not saved then
@@ -79,11 +81,12 @@ local function attempt_again(g, consumer, key, now, lease_ms, answer, answered)
     return nil
   end
   attempt_renew(g, key, now + lease_ms, now, again)
-  local size = math.max(answered, 16)
+  local size, from = math.max(answered, 16), #answer + 1
   for _, message in ipairs(again) do
     answer[#answer + 1] = message
     size = size + answer_bytes(message[3])
   end
   answer[7] = size
+  stamp_first(g, answer, from, now, true)
   return answer
 end
