@@ -75,6 +75,11 @@ onEveryBackend('cluster slots', (make) => {
     await queue.deleteDeadLetters('q', [dead.deadLetters[0]?.id as string]);
     await queue.redrive('q', { all: true });
     await queue.purgeDeadLetters('q');
+    // A message move task: its record on partition 0's slot; its steps are consume, produce, ack.
+    const task = await queue.startMove('q', { group: 'other', destination: 'fresh', maxPerSecond: 1 });
+    expect(task.status).toBe('RUNNING');
+    expect((await queue.listMoves('q')).map((t) => t.handle)).toEqual([task.handle]);
+    expect((await queue.cancelMove(task.handle)).status).toMatch(/^CANCELL/);
     await queue.purge('q', 'other');
     // Growing makes partitions (partition-sync) and raises the count (partitions-grow); every later
     // call runs on one partition's slot at a time.
