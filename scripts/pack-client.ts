@@ -2,15 +2,19 @@
  * `npm run pack:client`: builds the package `edge-stream-queue-client` from lib/client (the one
  * source; nothing is copied by hand) and packs it; the tarball's path is the last line printed.
  *
- *   dist/index.js   lib/client bundled by esbuild into one ES module, no imports at all
- *   dist/esq.js     the command line (functions/cli) for plain Node >= 20; it imports ./index.js
- *   dist/index.d.ts the declarations, emitted by tsc from lib/client without node, zod or hono
- *                   types (the tree under dist/types/ mirrors lib/), so a strict NodeNext project
- *                   type-checks with nothing else installed
+ *   dist/index.js        lib/client bundled by esbuild into one ES module, no imports at all
+ *   dist/node-fetch.js   `edge-stream-queue-client/node-fetch`: createNodeFetch
+ *                        (functions/support/node-fetch.ts), the client's fetch on Node; it imports
+ *                        node:http and node:https only, and nothing else in the package does
+ *   dist/esq.js          the command line (functions/cli) for plain Node >= 20; it imports
+ *                        ./index.js and ./node-fetch.js
+ *   dist/index.d.ts      the declarations, emitted by tsc from lib/client without node, zod or
+ *   dist/node-fetch.d.ts hono types (the tree under dist/types/ mirrors the repository's), so a
+ *                        strict NodeNext project type-checks with nothing else installed
  *
  * The build fails rather than ship a package that imports anything (a runtime dependency), whose
- * declarations name another package, or that packs to more than 100 KB. Everything lands in
- * build/client/ (git-ignored); the version is the repository's.
+ * declarations name another package (node: built-ins included), or that packs to more than 100 KB.
+ * Everything lands in build/client/ (git-ignored); the version is the repository's.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -23,6 +27,7 @@ import { isProgram } from '../functions/support/is-program.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const clientEntry = join(root, 'lib/client/index.ts');
+const nodeFetchEntry = join(root, 'functions/support/node-fetch.ts');
 
 export const PACKAGE_NAME = 'edge-stream-queue-client';
 /** Where the package is staged and packed by default; a caller may pack elsewhere (tests do). */
@@ -43,11 +48,15 @@ function selfContained(allowNodeBuiltins: boolean): Plugin {
   };
 }
 
-/** The CLI imports the client from the package's own dist/index.js instead of a second copy. */
+/** The CLI imports the client and createNodeFetch from the package's own files, not second copies. */
 const clientFromPackage: Plugin = {
   name: 'client-from-package',
   setup(context) {
     context.onResolve({ filter: /lib\/client\/index\.ts$/ }, () => ({ path: './index.js', external: true }));
+    context.onResolve({ filter: /support\/node-fetch\.ts$/ }, () => ({
+      path: './node-fetch.js',
+      external: true,
+    }));
   },
 };
 
@@ -60,6 +69,17 @@ async function bundle(stageDir: string, version: string): Promise<void> {
     platform: 'neutral',
     target: 'es2022',
     plugins: [selfContained(false)],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  await build({
+    entryPoints: [nodeFetchEntry],
+    outfile: join(stageDir, 'dist/node-fetch.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    plugins: [selfContained(true)],
     legalComments: 'none',
     logLevel: 'warning',
   });
@@ -83,16 +103,18 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** tsc's declarations of lib/client and what it imports, with `.ts` specifiers as `.js`. */
-async function declarations(stageDir: string): Promise<void> {
-  const typesDir = join(stageDir, 'dist/types');
-  const program = ts.createProgram([clientEntry], {
+/**
+ * tsc's declarations of `entry` and what it imports into `typesDir`, checked before any is written.
+ * `nodeTypes`: the entry may use Node's types (createNodeFetch); its declarations still may not.
+ */
+function emitDeclarations(entry: string, typesDir: string, nodeTypes: boolean): void {
+  const program = ts.createProgram([entry], {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-    // No @types/node: lib/client is Web standards only, and its declarations must say so.
-    types: [],
+    // No @types/node for lib/client: it is Web standards only, and its declarations must say so.
+    types: nodeTypes ? ['node'] : [],
     strict: true,
     noUncheckedIndexedAccess: true,
     exactOptionalPropertyTypes: true,
@@ -113,8 +135,15 @@ async function declarations(stageDir: string): Promise<void> {
       getCurrentDirectory: () => root,
       getNewLine: () => '\n',
     };
-    throw new Error(`declarations of lib/client:\n${ts.formatDiagnostics(diagnostics, host)}`);
+    throw new Error(`declarations of ${relative(root, entry)}:\n${ts.formatDiagnostics(diagnostics, host)}`);
   }
+}
+
+/** The declarations of lib/client and of createNodeFetch, with `.ts` specifiers as `.js`. */
+async function declarations(stageDir: string): Promise<void> {
+  const typesDir = join(stageDir, 'dist/types');
+  emitDeclarations(clientEntry, typesDir, false);
+  emitDeclarations(nodeFetchEntry, typesDir, true);
   for (const file of await filesUnder(typesDir)) {
     const text = await readFile(file, 'utf8');
     const rewritten = text.replace(/((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1$2.js$3');
@@ -122,11 +151,19 @@ async function declarations(stageDir: string): Promise<void> {
     if (foreign !== null) {
       throw new Error(`${relative(root, file)} imports ${foreign[1]}: the declarations must stand alone`);
     }
+    // A triple-slash reference to Node's types would need @types/node in the user's project.
+    if (/\/\/\/\s*<reference/.test(rewritten)) {
+      throw new Error(`${relative(root, file)} references other types: the declarations must stand alone`);
+    }
     await writeFile(file, rewritten);
   }
   await writeFile(
     join(stageDir, 'dist/index.d.ts'),
     "// The declarations of lib/client (the tree under ./types mirrors the repository's lib/).\nexport * from './types/lib/client/index.js';\n",
+  );
+  await writeFile(
+    join(stageDir, 'dist/node-fetch.d.ts'),
+    "// The declarations of createNodeFetch (the repository's functions/support/node-fetch.ts).\nexport * from './types/functions/support/node-fetch.js';\n",
   );
 }
 
@@ -153,6 +190,7 @@ async function manifest(stageDir: string, rootPackage: RootPackage): Promise<voi
     engines: { node: '>=20' },
     exports: {
       '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './node-fetch': { types: './dist/node-fetch.d.ts', default: './dist/node-fetch.js' },
       './package.json': './package.json',
     },
     main: './dist/index.js',

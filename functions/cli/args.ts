@@ -4,6 +4,7 @@
  * usage error (exit code 2) before anything is sent.
  */
 import type { parseArgs } from 'node:util';
+import type { FetchLike } from '../../lib/client/index.ts';
 
 export interface Io {
   stdout(text: string): void;
@@ -17,6 +18,8 @@ export interface Io {
   /** Asks a yes/no question on the terminal; undefined when stdin or stderr is not one. */
   confirm?: (question: string) => Promise<boolean>;
   now(): number;
+  /** The client's fetch (createNodeFetch's on Node); the global fetch when undefined. */
+  fetch?: FetchLike;
 }
 
 /** Wrong arguments: exit code 2, with the usage hint. */

@@ -351,6 +351,7 @@ export async function runCli(
     const client = createQueueClient({
       url,
       ...(token === undefined || token === '' ? {} : { token }),
+      ...(io.fetch === undefined ? {} : { fetch: io.fetch }),
       // A refused connection is told at once; failures a retry may fix (503, 429, a lost answer)
       // are retried as the client's policy says.
       shouldRetry: (error) => !nothingSent(error),

@@ -2,9 +2,10 @@
  * The package `edge-stream-queue-client` as a user gets it: `npm run pack:client`'s tarball,
  * installed with plain `npm install` into a fresh project that has nothing else (no TypeScript,
  * no tsx, no @types), against the real API (`startApiServer`, the server `npm start` runs, on the
- * in-process engine) over HTTP. There: a plain `node` program produces, consumes, acks and works
- * a group; a strict NodeNext project type-checks against the declarations alone; the installed
- * `esq` runs on plain node; deno imports it as `npm:edge-stream-queue-client` (resolved from the
+ * in-process engine) over HTTP. There: only createNodeFetch (`edge-stream-queue-client/node-fetch`)
+ * and esq import node: built-ins; a plain `node` program produces, consumes, acks and works a group,
+ * and round-trips again through createNodeFetch; a strict NodeNext project type-checks against the
+ * declarations alone (createNodeFetch's too); the installed `esq` runs on plain node; deno imports it as `npm:edge-stream-queue-client` (resolved from the
  * project's node_modules, as offline as npm's own install) and type-checks it; wrangler bundles a
  * Worker that imports it without nodejs_compat and workerd runs it; Chromium runs the bundle.
  * Packed and installed once for the file.
@@ -98,7 +99,10 @@ describe('the tarball', () => {
       name: PACKAGE_NAME,
       version: root.version,
       type: 'module',
-      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+      exports: {
+        '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+        './node-fetch': { types: './dist/node-fetch.d.ts', default: './dist/node-fetch.js' },
+      },
       bin: { esq: 'dist/esq.js' },
     });
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
@@ -109,6 +113,8 @@ describe('the tarball', () => {
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/esq.js');
     expect(files).toContain('package/dist/index.d.ts');
+    expect(files).toContain('package/dist/node-fetch.js');
+    expect(files).toContain('package/dist/node-fetch.d.ts');
     expect(files).toContain('package/README.md');
     expect(files.filter((file) => /test/i.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
@@ -120,6 +126,43 @@ describe('the tarball', () => {
         .split('\n')
         .map((line) => line.replace(dir, '.')),
     ).toEqual(['.', `./node_modules/${PACKAGE_NAME}`]);
+  });
+});
+
+/** The module specifiers a bundle imports (static and dynamic), in order. */
+function importsOf(code: string): string[] {
+  return [...code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g)].map((match) => match[1]!);
+}
+
+describe('node: built-ins', () => {
+  it('are imported by node-fetch.js and esq.js only: the main entry and its declarations stay Web standards', async () => {
+    const index = await readFile(join(installed, 'dist/index.js'), 'utf8');
+    expect(index).toContain('createQueueClient');
+    expect(importsOf(index)).toEqual([]);
+    expect(index).not.toMatch(/\bnode:/);
+    expect(index).not.toMatch(/\brequire\s*\(/);
+    const nodeFetch = await readFile(join(installed, 'dist/node-fetch.js'), 'utf8');
+    expect(nodeFetch).toContain('function createNodeFetch');
+    expect(importsOf(nodeFetch)).toEqual(['node:http', 'node:https']);
+    const esqBundle = await readFile(join(installed, 'dist/esq.js'), 'utf8');
+    expect(new Set(importsOf(esqBundle))).toEqual(
+      new Set(['./index.js', './node-fetch.js', 'node:fs', 'node:readline', 'node:util']),
+    );
+    // No declaration file names node (nor any other package): a project without @types/node reads them.
+    const { stdout } = await run('tar', ['tzf', tarball]);
+    const declarations = stdout
+      .trim()
+      .split('\n')
+      .filter((file) => file.endsWith('.d.ts'));
+    expect(declarations).toContain('package/dist/types/functions/support/node-fetch.d.ts');
+    for (const file of declarations) {
+      const text = await readFile(join(installed, file.replace(/^package\//, '')), 'utf8');
+      expect(
+        importsOf(text).filter((specifier) => !specifier.startsWith('.')),
+        file,
+      ).toEqual([]);
+      expect(text, file).not.toMatch(/\bnode:|<reference/);
+    }
   });
 });
 
@@ -169,6 +212,51 @@ console.log(JSON.stringify({
     expect(result.ids).toHaveLength(2);
     expect((await client.queue('package-node').stats()).groups).toMatchObject([
       { name: 'workers', pending: 0, lag: 0 },
+    ]);
+  });
+});
+
+describe('plain node through edge-stream-queue-client/node-fetch', () => {
+  it("produces, consumes and acks with createNodeFetch as the client's fetch, the global fetch unused", async () => {
+    await writeFile(
+      join(dir, 'node-fetch-round-trip.mjs'),
+      `import { createQueueClient } from '${PACKAGE_NAME}';
+import { createNodeFetch } from '${PACKAGE_NAME}/node-fetch';
+// Every call must go through createNodeFetch: the global fetch fails.
+globalThis.fetch = () => Promise.reject(new Error('the global fetch was called'));
+const nodeFetch = createNodeFetch();
+let calls = 0;
+const fetch = (url, init) => (calls++, nodeFetch.fetch(url, init));
+const client = createQueueClient({ url: process.env.ESQ_URL, token: process.env.ESQ_TOKEN, fetch });
+const q = client.queue(process.env.QUEUE);
+const group = q.group('g');
+await group.create({ start: '0' });
+const ids = await q.produce([{ body: { via: 'node-fetch' } }, { body: 'é'.repeat(5000) }]);
+const consumed = await group.consume({ consumer: 'c1', count: 10 });
+const acked = await group.ack(consumed.map((m) => m.id));
+const pending = (await group.pending()).pending;
+nodeFetch.close();
+console.log(JSON.stringify({ ids, consumed: consumed.map((m) => [m.id, m.body]), acked, pending, calls }));
+`,
+    );
+    const ran = await inProject(process.execPath, ['node-fetch-round-trip.mjs'], {
+      QUEUE: 'package-node-fetch',
+    });
+    expect(ran.code, ran.stderr).toBe(0);
+    const result = JSON.parse(ran.stdout) as { ids: string[] };
+    expect(result).toEqual({
+      ids: result.ids,
+      consumed: [
+        [result.ids[0], { via: 'node-fetch' }],
+        [result.ids[1], 'é'.repeat(5000)],
+      ],
+      acked: 2,
+      pending: 0,
+      calls: 5,
+    });
+    expect(result.ids).toHaveLength(2);
+    expect((await client.queue('package-node-fetch').stats()).groups).toMatchObject([
+      { name: 'g', pending: 0, lag: 0 },
     ]);
   });
 });
@@ -229,7 +317,12 @@ describe('TypeScript', () => {
     await writeFile(
       join(project, 'app.ts'),
       `import { createQueueClient, QueueApiError, type Message, type QueueConfig, type WorkerEvent } from '${PACKAGE_NAME}';
-const client = createQueueClient({ url: 'http://127.0.0.1:8787', token: 'token' });
+import { createNodeFetch, type NodeFetch } from '${PACKAGE_NAME}/node-fetch';
+const nodeFetch: NodeFetch = createNodeFetch({ maxFreeSockets: 8 });
+const client = createQueueClient({ url: 'http://127.0.0.1:8787', token: 'token', fetch: nodeFetch.fetch });
+// @ts-expect-error createNodeFetch takes maxFreeSockets, not fetch's or an Agent's other options
+createNodeFetch({ keepAlive: false });
+nodeFetch.close();
 const q = client.queue('orders');
 const ids: string[] = await q.produce([{ body: { n: 1 }, dedupId: 'x', attributes: { tenant: 'a' } }]);
 const config: QueueConfig = await q.configure({ visibilityTimeoutMs: 1000, retryBackoff: 'exponential' });
