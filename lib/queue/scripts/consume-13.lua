@@ -20,8 +20,7 @@
 --   partition: this one's index, for its share of the rate limit)
 -- Returns: deadLettered: int, partitions: int, dueAt: int, streamLast: string, wakeLast: string,
 --   answered: int, ...messages: {id: string, deliveries: int, fields: fields, firstAt: int}
---   (answered: the answer's bytes with this partition's messages; firstAt: when the message was
---   first delivered to the group, 0 when unknown, include/first-delivery)
+--   (answered: the answer's bytes with this partition's messages; firstAt: include/first-delivery)
 --   (partitions: the queue's partition count as this partition knows it; when nothing was
 --   delivered and the consumer is below its in-flight cap, dueAt is when something becomes due
 --   (-1: never) and streamLast/wakeLast are the last ids of the stream and the wake stream, for a
