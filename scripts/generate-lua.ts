@@ -23,8 +23,9 @@
  * Helpers live in scripts/include/, one concern a file. `-- @include <name>` lines (in a script or
  * in an include) name the ones it uses; they are resolved recursively, each file once, before
  * what includes it, and of each file only the definitions the script reaches are kept. Include
- * files hold nothing but top-level `local` definitions. Comments are stripped from all but the
- * script's header. The generator prepends a prologue that binds `args.<name>` and `keys.<name>` (so
+ * files hold nothing but top-level `local` definitions. Comments are stripped but the header's first
+ * line (the script's name and what it does; the rest of the header is in the .lua file, and its
+ * KEYS/ARGV/Returns are the binding's shapes beside the source). The generator prepends a prologue that binds `args.<name>` and `keys.<name>` (so
  * no script indexes KEYS or ARGV itself) and emits the scope, args and reply types with the shapes
  * lib/queue/script-binding.ts reads. Run `npm run generate` after editing a script;
  * test/queue/scripts-generated.test.ts fails while the embedding is stale.
@@ -660,7 +661,7 @@ function tsTuple(shape: TupleShape): string {
   return tsObject(members);
 }
 
-/** A script's embedded source: its header, the prologue, the helpers it reaches, its body. */
+/** A script's embedded source: its header's first line, the prologue, the helpers it reaches, its body. */
 async function scriptSource(
   file: string,
   lines: readonly string[],
@@ -691,7 +692,7 @@ async function scriptSource(
     throw new Error(`${file}: uses ${missing.join(', ')}, which no include it names defines`);
   }
   const source = [
-    ...lines.slice(0, header.end),
+    lines[0] as string,
     ...prologue('args', 'ARGV', header.args),
     ...prologue('keys', 'KEYS', header.keys),
     code,
