@@ -6,7 +6,6 @@
  * redis-server, alternating in rounds, and the Redis round trips per settled message are counted
  * (socket writes to Redis). Every key uses a unique prefix and is deleted afterwards.
  */
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { createIoredisClient } from '../functions/support/ioredis-client.ts';
 import { systemClock } from '../lib/clock.ts';
@@ -14,6 +13,7 @@ import { createKeySpace } from '../lib/queue/keys.ts';
 import { derivedDedupId } from '../lib/queue/ops/ack-produce.ts';
 import { createQueueService } from '../lib/queue/service.ts';
 import type { Message, QueueService } from '../lib/queue/types.ts';
+import { createWriteCounter, type WriteCounter } from './support/write-counter.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_PIPELINE_MESSAGES ?? 5000);
@@ -22,26 +22,6 @@ const CONCURRENCY = 16;
 const BATCH = 100;
 
 type Variant = 'ack-and-produce' | 'produce then ack';
-
-/** Counts writes to the Redis socket: each is one request flight (one round trip). */
-function createWriteCounter(port: number) {
-  const original = net.Socket.prototype.write;
-  let writes = 0;
-  net.Socket.prototype.write = function (this: net.Socket, ...args: unknown[]) {
-    if (this.remotePort === port) writes++;
-    return (original as (...a: unknown[]) => boolean).apply(this, args);
-  } as typeof original;
-  return {
-    take(): number {
-      const n = writes;
-      writes = 0;
-      return n;
-    },
-    restore(): void {
-      net.Socket.prototype.write = original;
-    },
-  };
-}
 
 /** Settles `messages` CONCURRENCY at a time; answers the seconds it took. */
 async function settleAll(messages: Message[], settle: (message: Message) => Promise<void>): Promise<number> {
@@ -59,7 +39,7 @@ async function settleAll(messages: Message[], settle: (message: Message) => Prom
 }
 
 /** One round of one variant: MESSAGES produced and consumed (not timed), then settled (timed). */
-async function round(queue: QueueService, variant: Variant, counter: ReturnType<typeof createWriteCounter>) {
+async function round(queue: QueueService, variant: Variant, counter: WriteCounter) {
   const body = { order: 42, items: ['a', 'b'] };
   const held: Message[] = [];
   for (let done = 0; done < MESSAGES; done += BATCH) {

@@ -12,7 +12,6 @@
  * REDIS_URL at a redis-server of your own, or other clients' scripts count too), which a loaded
  * machine disturbs far less than the wall rate.
  */
-import net from 'node:net';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createIoredisClient } from '../functions/support/ioredis-client.ts';
@@ -24,6 +23,7 @@ import {
   REGISTRY_KEY_NAMES,
 } from '../lib/queue/keys.ts';
 import { createQueueService } from '../lib/queue/service.ts';
+import { createWriteCounter, type WriteCounter } from './support/write-counter.ts';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -35,26 +35,6 @@ const BATCH = 100;
 const TARGET_RATIO = 3;
 const BEFORE = process.env.BENCH_QUEUE_BEFORE;
 const AB_ROUNDS = Number(process.env.BENCH_QUEUE_AB_ROUNDS ?? 3);
-
-/** Counts writes to the Redis socket: each is one request flight (one round trip). */
-function createWriteCounter(port: number) {
-  const original = net.Socket.prototype.write;
-  let writes = 0;
-  net.Socket.prototype.write = function (this: net.Socket, ...args: unknown[]) {
-    if (this.remotePort === port) writes++;
-    return (original as (...a: unknown[]) => boolean).apply(this, args);
-  } as typeof original;
-  return {
-    take(): number {
-      const n = writes;
-      writes = 0;
-      return n;
-    },
-    restore(): void {
-      net.Socket.prototype.write = original;
-    },
-  };
-}
 
 function unique(name: string): string {
   return `bench-${name}-${Math.random().toString(36).slice(2, 8)}`;
@@ -74,7 +54,7 @@ type CreateClient = typeof createIoredisClient;
 /** produce (batch of 100) → consume (100) → ack, MESSAGES in all; answers the seconds and writes per call. */
 async function runFlow(
   queue: ReturnType<CreateQueueService>,
-  counter: ReturnType<typeof createWriteCounter> | undefined,
+  counter: WriteCounter | undefined,
   attempts = false,
 ) {
   await queue.createGroup('bench', 'g', '0');
@@ -111,7 +91,7 @@ async function runFlow(
   return { seconds, writes, ops };
 }
 
-async function benchLibrary(connection: Redis, counter: ReturnType<typeof createWriteCounter>): Promise<Row> {
+async function benchLibrary(connection: Redis, counter: WriteCounter): Promise<Row> {
   const prefix = unique('lib');
   const queue = createQueueService({
     redis: createIoredisClient(connection),
@@ -129,7 +109,7 @@ async function benchLibrary(connection: Redis, counter: ReturnType<typeof create
   };
 }
 
-async function benchBullmq(counter: ReturnType<typeof createWriteCounter>): Promise<Row> {
+async function benchBullmq(counter: WriteCounter): Promise<Row> {
   const prefix = unique('bull');
   const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
   const queue = new Queue('bench', { connection, prefix });
@@ -172,7 +152,7 @@ async function benchBullmq(counter: ReturnType<typeof createWriteCounter>): Prom
   };
 }
 
-async function benchNaive(connection: Redis, counter: ReturnType<typeof createWriteCounter>): Promise<Row> {
+async function benchNaive(connection: Redis, counter: WriteCounter): Promise<Row> {
   const key = unique('naive');
   await connection.xgroup('CREATE', key, 'g', '0', 'MKSTREAM');
   const writes = { produce: 0, consume: 0, ack: 0 };
@@ -428,10 +408,7 @@ async function benchHolder(connection: Redis): Promise<string[]> {
  * without, alternating AB_ROUNDS times in this process: medians of messages/s and round trips
  * per consume.
  */
-async function benchAttempts(
-  connection: Redis,
-  counter: ReturnType<typeof createWriteCounter>,
-): Promise<string[]> {
+async function benchAttempts(connection: Redis, counter: WriteCounter): Promise<string[]> {
   const results: Record<'without' | 'with', { rate: number; writes: number }[]> = { without: [], with: [] };
   for (let round = 0; round < AB_ROUNDS; round++) {
     for (const which of ['without', 'with'] as const) {

@@ -566,9 +566,9 @@ function checkBody(body: string, file: string, header: Header): void {
       throw new Error(`${file}: answers ${status}, which its Errors: line does not declare`);
     }
   }
-  if (takesGroupKeys(header) && !/\bgiven_groups\(/.test(body)) {
+  if (takesGroupKeys(header) && !/\b(given|parking)_groups\(/.test(body)) {
     throw new Error(
-      `${file}: takes ...groups keys, so it checks them with given_groups (include given-groups)`,
+      `${file}: takes ...groups keys, so it checks them with given_groups or parking_groups (include given-groups)`,
     );
   }
 }

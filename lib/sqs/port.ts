@@ -5,7 +5,7 @@
  * UnsupportedOperation or done in two steps, and plugs in here once the queue offers it, without
  * touching the actions.
  */
-import type { Message, MessageInput, QueueConfig } from '../queue/types.ts';
+import type { Message, MessageInput, QueueConfig, MoveTask as QueueMoveTask } from '../queue/types.ts';
 
 /** The consumer group every SQS queue is read through (docs/sqs.md). */
 export const SQS_GROUP = 'sqs';
@@ -77,17 +77,9 @@ export interface DeliveryRef {
  */
 export type Settled = 'done' | 'stale' | 'gone';
 
-export interface MoveTask {
-  handle: string;
-  status: 'RUNNING' | 'COMPLETED' | 'CANCELLING' | 'CANCELLED' | 'FAILED';
-  source: string;
-  destination?: string;
-  maxPerSecond?: number;
-  moved: number;
-  toMove?: number;
-  failureReason?: string;
-  startedAt: number;
-}
+/** A message move task as the actions render it: the queue's (QueueService.startMove) without the
+ * group, which is always the SQS group. */
+export type MoveTask = Omit<QueueMoveTask, 'group'>;
 
 export interface SqsQueuePort {
   /**

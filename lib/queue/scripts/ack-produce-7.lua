@@ -47,16 +47,9 @@ if args.keyed == 1 and partitions > args.known then
 end
 -- Grouped results that go into the stream park in every group of the target: check its groups
 -- before anything is written.
-local groups = {}
-for _, message in ipairs(args.messages) do
-  if message.groupKey ~= '' and message.delayMs <= 0 then
-    local stale
-    groups, stale = given_groups(keys, args.groups)
-    if not groups then
-      return stale
-    end
-    break
-  end
+local groups, stale = parking_groups(keys, args.groups, args.messages)
+if not groups then
+  return stale
 end
 local from = keys.from[1]
 local g = group_of(args.from[1], from)

@@ -28,16 +28,9 @@
 local now = args.now
 -- Grouped messages that go into the stream park in every group: check the groups before
 -- anything is written.
-local groups = {}
-for _, message in ipairs(args.messages) do
-  if message.groupKey ~= '' and message.delayMs <= 0 then
-    local stale
-    groups, stale = given_groups(keys, args.groups)
-    if not groups then
-      return stale
-    end
-    break
-  end
+local groups, stale = parking_groups(keys, args.groups, args.messages)
+if not groups then
+  return stale
 end
 -- One HMGET answers what open_partition, stored_partitions and load_config would in four calls:
 -- every record this queue writes has an epoch, so EXISTS is asked only when none of these is set.

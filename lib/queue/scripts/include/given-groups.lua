@@ -35,3 +35,15 @@ local function given_groups(keys, names)
   end
   return out
 end
+
+-- The groups a batch of messages parks in (produce, ack-produce): grouped messages that go into
+-- the stream (no delay) park in every group, so those need given_groups, checked before anything
+-- is written; a batch without them needs none ({}). Answers as given_groups.
+local function parking_groups(keys, names, messages)
+  for _, message in ipairs(messages) do
+    if message.groupKey ~= '' and message.delayMs <= 0 then
+      return given_groups(keys, names)
+    end
+  end
+  return {}
+end
