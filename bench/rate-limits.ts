@@ -13,8 +13,8 @@ import { createQueueService } from '../lib/queue/service.ts';
 import type { QueueConfig } from '../lib/queue/types.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ROUNDS = Number(process.env.BENCH_RATE_ROUNDS ?? 6);
-const MESSAGES = Number(process.env.BENCH_RATE_MESSAGES ?? 5_000);
+const ROUNDS = Number(process.env.BENCH_RATE_ROUNDS ?? 10);
+const MESSAGES = Number(process.env.BENCH_RATE_MESSAGES ?? 20_000);
 const KEYS = 1_000;
 const BATCH = 100;
 

@@ -272,7 +272,7 @@ local function read_new()
     end
     rate_hold_reserved(g, consumer, held_back, per_key)
     no_turns = no_turns and #held_back == 0
-    local flights, parked = take_in(g, fresh, per_key, true, rate and rate.allow)
+    local flights, parked = take_in(g, fresh, per_key, true, rate and rate.allow_for(fresh))
     for _, item in ipairs(flights) do
       deliver(item[1], item[3])
     end

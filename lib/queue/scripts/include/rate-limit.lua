@@ -135,6 +135,17 @@ local function rate_limiter(g, cfg, now, partition, partitions)
     end
   end
 
+  -- rate.allow for grouped messages just read ({id, key, ...}): their keys' counts first, in one
+  -- HMGET, where allow would read each key's on its own.
+  function rate.allow_for(items)
+    local list = {}
+    for _, item in ipairs(items) do
+      list[#list + 1] = item[2]
+    end
+    rate.load(list)
+    return rate.allow
+  end
+
   function rate.allow(k)
     if not kmax then
       return true
