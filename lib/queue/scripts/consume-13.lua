@@ -277,12 +277,7 @@ local function read_new()
       deliver(item[1], item[3])
     end
     if #parked > 0 then
-      local xack = { 'XACK', g.stream, g.name }
-      for _, item in ipairs(parked) do
-        xack[#xack + 1] = item[1]
-      end
-      redis.call(unpack(xack))
-      held_add(g, consumer, -#parked)
+      held_unread(g, consumer, parked)
       parked_any = true
       no_turns = false
     end

@@ -36,3 +36,14 @@ local function held_add(g, consumer, delta)
     redis.call('HDEL', g.meta, 'h:' .. consumer)
   end
 end
+
+-- Items ({id, ...}) `consumer` just read into its PEL that go to their keys' lines instead: out of
+-- its PEL (one XACK) and its held count.
+local function held_unread(g, consumer, items)
+  local xack = { 'XACK', g.stream, g.name }
+  for _, item in ipairs(items) do
+    xack[#xack + 1] = item[1]
+  end
+  redis.call(unpack(xack))
+  held_add(g, consumer, -#items)
+end

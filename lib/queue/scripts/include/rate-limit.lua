@@ -261,12 +261,7 @@ local function rate_hold_reserved(g, consumer, items, per_key)
     return
   end
   unreserve(g, items, per_key)
-  local xack = { 'XACK', g.stream, g.name }
-  for _, item in ipairs(items) do
-    xack[#xack + 1] = item[1]
-  end
-  redis.call(unpack(xack))
-  held_add(g, consumer, -#items)
+  held_unread(g, consumer, items)
 end
 
 -- The answer of a consume (`out`, nothing delivered) whose group has spent its share of the
