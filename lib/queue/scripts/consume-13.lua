@@ -41,6 +41,7 @@
 -- @include held
 -- @include int
 -- @include kv
+-- @include lease-ids
 -- @include park
 -- @include promote
 -- @include rate-limit
@@ -60,31 +61,35 @@ local cfg, record = load_record(keys.config, args.config, { 'partitions', 'pause
 local max = cfg.maxDeliveries
 local lease_ms = args.leaseMs >= 0 and args.leaseMs or cfg.visibilityTimeoutMs
 local partitions = tonumber(record.partitions) or 1
-redis.call('HSET', g.meta, 's:' .. consumer, int(now))
+-- When the consumer was last seen (`s:`): written with the first deliveries' records at the end,
+-- or by `seen` on a way out before.
+local function seen(answer)
+  redis.call('HSET', g.meta, 's:' .. consumer, int(now))
+  return answer
+end
 local attempt = keys.attempt[1]
 local head = { 'ok', 0, partitions, -1, '', '', 0 }
 local again = attempt and attempt_again(g, consumer, attempt, now, lease_ms, head, args.answered)
 if again then
-  return again
+  return seen(again)
 end
 -- Paused (the queue or this group): nothing is delivered, nothing else changes.
 if record.paused or record['paused:' .. g.name] then
-  return { 'ok', 0, partitions, -1, last_id(g.stream), last_id(g.wake), args.answered }
+  return seen({ 'ok', 0, partitions, -1, last_id(g.stream), last_id(g.wake), args.answered })
 end
 
 -- The in-flight cap counts what this consumer already holds: its held count, O(1).
-held_ready(g)
-local n = math.min(args.count, cfg.maxInFlightPerConsumer - held_count(g, consumer))
+local n = math.min(args.count, cfg.maxInFlightPerConsumer - held_start(g, consumer))
 local out = { 'ok', 0, partitions, -1, '', '', args.answered }
 if n <= 0 then
-  return out
+  return seen(out)
 end
 -- The rate limits: `asked` is what the consume would take without them.
 local rate = rate_limiter(g, cfg, now, args.partition, partitions)
 local asked = n
 n = rate and math.min(n, rate.budget) or n
 if n <= 0 then
-  return rate_spent(g, rate, out)
+  return seen(rate_spent(g, rate, out))
 end
 
 -- The answer's size so far (at least 16: `{"messages":[]}`); `full`: a message did not fit. The
@@ -308,19 +313,13 @@ end
 serve(first)
 read_new()
 serve(n)
-stamp_first(g, out, 8, now, false)
+local meta = { 'HSET', g.meta, 's:' .. consumer, int(now) }
+stamp_first(g, out, 8, now, false, meta)
+held_flush(g, meta)
+redis.call(unpack(meta))
 
 if #leased > 0 then
-  local zadd = { 'ZADD', g.lease }
-  local nacks = { 'HDEL', g.meta }
-  local expires = int(now + lease_ms)
-  for _, id in ipairs(leased) do
-    zadd[#zadd + 1] = expires
-    zadd[#zadd + 1] = id
-    nacks[#nacks + 1] = 'n:' .. id
-  end
-  redis.call(unpack(zadd))
-  redis.call(unpack(nacks))
+  lease_ids(g, leased, now + lease_ms)
   if attempt then
     local answered = {}
     for i = 8, #out do

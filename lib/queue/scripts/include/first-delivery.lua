@@ -8,9 +8,12 @@
 
 -- Appends to each delivered message out[from..] ({id, deliveries, fields}) its first delivery
 -- time: `now` for a first delivery (recorded here) unless `replay` (an attempt answered again,
--- whose first delivery was recorded then), else the record.
-local function stamp_first(g, out, from, now, replay)
-  local set, get, asked = { 'HSET', g.meta }, { 'HMGET', g.meta }, {}
+-- whose first delivery was recorded then), else the record. With `set` (an HSET of g.meta being
+-- built) the records go into it, for the caller to send.
+local function stamp_first(g, out, from, now, replay, set)
+  local send = not set
+  set = set or { 'HSET', g.meta }
+  local get, asked = { 'HMGET', g.meta }, {}
   for i = from, #out do
     local message = out[i]
     if message[2] == 1 and not replay then
@@ -22,7 +25,7 @@ local function stamp_first(g, out, from, now, replay)
       asked[#asked + 1] = message
     end
   end
-  if #set > 2 then
+  if send and #set > 2 then
     redis.call(unpack(set))
   end
   if #get > 2 then

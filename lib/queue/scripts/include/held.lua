@@ -27,14 +27,48 @@ local function held_count(g, consumer)
   return tonumber(redis.call('HGET', g.meta, 'h:' .. consumer)) or 0
 end
 
+-- held_ready and held_count in one HMGET while the counts are kept (the busy path). From here on
+-- `consumer`'s count changes only in the script (`g.held`), written once by held_flush: the
+-- same value the HINCRBYs and HDELs of held_add would leave, as nothing in between reads it.
+local function held_start(g, consumer)
+  local got = redis.call('HMGET', g.meta, 'h', 'h:' .. consumer)
+  local count
+  if got[1] then
+    count = tonumber(got[2]) or 0
+  else
+    held_ready(g)
+    count = held_count(g, consumer)
+    got[2] = count > 0
+  end
+  g.held = { consumer = consumer, count = count, stored = got[2] and true }
+  return count
+end
+
 -- `consumer` holds `delta` more (or, negative, fewer) entries; a count that reaches 0 is removed.
 local function held_add(g, consumer, delta)
   if delta == 0 or not consumer then
     return
   end
+  local own = g.held
+  if own and own.consumer == consumer then
+    own.count = math.max(0, own.count + delta)
+    return
+  end
   if redis.call('HINCRBY', g.meta, 'h:' .. consumer, delta) <= 0 then
     redis.call('HDEL', g.meta, 'h:' .. consumer)
   end
+end
+
+-- Writes the count held_start took over: into `set` (an HSET of g.meta being built), or removed.
+local function held_flush(g, set)
+  local own = g.held
+  if own.count > 0 then
+    set[#set + 1] = 'h:' .. own.consumer
+    set[#set + 1] = int(own.count)
+  elseif own.stored then
+    redis.call('HDEL', g.meta, 'h:' .. own.consumer)
+  end
+  g.held = nil
 end
 
 -- Items ({id, ...}) `consumer` just read into its PEL that go to their keys' lines instead: out of
