@@ -12,14 +12,12 @@
 -- @include ack-ids
 -- @include group
 -- @include group-exists
--- @include held
 
 local g = group_of(args.group, keys)
-if not group_exists(keys.stream, args.group) then
+local plan = ack_plan(g, args.consumer, args.ids, true)
+if not plan then
   return missing_group(keys.stream, keys.config)
 end
-held_ready(g)
-local plan = ack_plan(g, args.consumer, args.ids)
 local acked = ack_apply(g, plan)
 local out = { 'ok', acked }
 if args.outcomes == 1 then

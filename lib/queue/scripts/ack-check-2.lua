@@ -12,10 +12,10 @@
 -- @include group-exists
 
 local g = group_of(args.group, keys)
-if not group_exists(keys.stream, args.group) then
+local plan = ack_plan(g, args.consumer, args.ids, true)
+if not plan then
   return missing_group(keys.stream, keys.config)
 end
-local plan = ack_plan(g, args.consumer, args.ids)
 local out = { 'ok' }
 for _, id in ipairs(args.ids) do
   out[#out + 1] = plan.outcome[id]

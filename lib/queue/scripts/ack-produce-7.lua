@@ -30,7 +30,6 @@
 -- @include given-groups
 -- @include group
 -- @include group-exists
--- @include held
 
 local now = args.now
 local nothing = { 'ok', 'none', 0, 1, 0, 0, {} }
@@ -53,12 +52,11 @@ if not groups then
 end
 local from = keys.from[1]
 local g = group_of(args.from[1], from)
-if not group_exists(from.stream, g.name) then
+local plan = ack_plan(g, args.consumer, args.ids, true)
+if not plan then
   nothing[2] = missing_group(from.stream, from.config)[1] == 'QUEUE_NOT_FOUND' and 'queue' or 'group'
   return nothing
 end
-held_ready(g)
-local plan = ack_plan(g, args.consumer, args.ids)
 local acked = ack_apply(g, plan)
 local outcomes = {}
 for i, id in ipairs(args.ids) do

@@ -2,6 +2,7 @@
 -- settle those. Without a consumer ('') whoever holds an entry may ack it (permissive leases);
 -- with one, only the entries that consumer holds. A grouped message leaves its key's line, and a
 -- key with more waiting gets its turn (waiting consumers a wake-up).
+-- @include group-exists
 -- @include held
 -- @include ids
 -- @include int
@@ -11,8 +12,10 @@
 -- Each id's outcome (acked, held-by-other or not-pending) as a map id -> outcome, and the ids to
 -- ack with the count each holder gives up. One XPENDING over the span of the ids (a batch a
 -- consumer got is one run of ids, so this is usually all it takes), point lookups only for ids
--- past what that page reached. Reads only.
-local function ack_plan(g, consumer, ids)
+-- past what that page reached. Reads only. With `guard` that XPENDING is also the check that the
+-- group exists: the plan is nil when it does not (an error of another kind is raised, as the
+-- script would have met it after group_exists).
+local function ack_plan(g, consumer, ids, guard)
   local unique, seen, found, holders, outcome = {}, {}, {}, {}, {}
   for _, id in ipairs(ids) do
     if not seen[id] then
@@ -30,7 +33,13 @@ local function ack_plan(g, consumer, ids)
     end
   end
   local limit = 2 * #unique
-  local rows = redis.call('XPENDING', g.stream, g.name, low, high, int(limit))
+  local rows = guard and redis.pcall('XPENDING', g.stream, g.name, low, high, int(limit))
+  if not guard or rows.err then
+    if guard and not group_exists(g.stream, g.name) then
+      return nil
+    end
+    rows = redis.call('XPENDING', g.stream, g.name, low, high, int(limit))
+  end
   local holder_of = {}
   for _, row in ipairs(rows) do
     holder_of[row[1]] = row[2]
@@ -55,19 +64,40 @@ local function ack_plan(g, consumer, ids)
   return { unique = unique, found = found, holders = holders, outcome = outcome }
 end
 
--- The writes of a plan: one XACK, one ZREM, one HDEL, and one HINCRBY per holder (usually one).
+-- The writes of a plan: one XACK, one ZREM and one HDEL; the holders' held counts (read with
+-- whether they are kept, in one HMGET) go down in one HSET, those that reach 0 in that HDEL.
 -- Answers how many were acked.
 local function ack_apply(g, plan)
+  local get, names = { 'HMGET', g.meta, 'h' }, {}
+  for holder in pairs(plan.holders) do
+    names[#names + 1] = holder
+    get[#get + 1] = 'h:' .. holder
+  end
+  local counts = redis.call(unpack(get))
+  if not counts[1] then
+    held_ready(g)
+  end
   local acked = 0
   if #plan.found > 0 then
     acked = redis.call('XACK', g.stream, g.name, unpack(plan.found))
   end
-  for holder, n in pairs(plan.holders) do
-    held_add(g, holder, -n)
-  end
   -- Lease entries, nack and cancel markers and first delivery times go with the acked ids, and
   -- with ids nobody holds (left behind); another holder's lease and markers stay.
-  local done, marks = {}, {}
+  local done, marks, set = {}, {}, { 'HSET', g.meta }
+  for i, holder in ipairs(names) do
+    local left = (tonumber(counts[i + 1]) or 0) - plan.holders[holder]
+    if not counts[1] then
+      held_add(g, holder, -plan.holders[holder])
+    elseif left > 0 then
+      set[#set + 1] = 'h:' .. holder
+      set[#set + 1] = int(left)
+    else
+      marks[#marks + 1] = 'h:' .. holder
+    end
+  end
+  if #set > 2 then
+    redis.call(unpack(set))
+  end
   for _, id in ipairs(plan.unique) do
     if plan.outcome[id] ~= 'held-by-other' then
       done[#done + 1] = id
