@@ -33,8 +33,6 @@
 -- @include backoff
 -- @include config
 -- @include dead-letter
--- @include entry
--- @include expiry
 -- @include first-delivery
 -- @include group
 -- @include group-exists
@@ -231,10 +229,11 @@ local function read_new()
     local entries = read[1][2]
     -- Those from the first that does not fit on stay unread: out of the PEL, and the group's read
     -- position moved back before them (its entries-read count kept exact).
-    local cut = nil
+    local cut, dead, key_of = nil, {}, {}
     for i, entry in ipairs(entries) do
-      if not expired(entry[2], entry[1], cfg, now) then
-        local size = answer_bytes(entry[2])
+      local size
+      dead[i], size, key_of[i] = entry_facts(entry[2], entry[1], cfg, now)
+      if not dead[i] then
         largest = math.max(size, largest or 0)
         if not fits(size) then
           cut = i
@@ -247,10 +246,9 @@ local function read_new()
     end
     held_add(g, consumer, #entries)
     local grouped = {}
-    for _, entry in ipairs(entries) do
-      local id, fields = entry[1], entry[2]
-      local key = group_key_of(fields)
-      if expired(fields, id, cfg, now) then
+    for i, entry in ipairs(entries) do
+      local id, fields, key = entry[1], entry[2], key_of[i]
+      if dead[i] then
         dead_letter(g, id, fields, 0, 'expired', now, consumer)
         out[2] = out[2] + 1
       elseif key then

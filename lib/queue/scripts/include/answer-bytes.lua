@@ -1,5 +1,6 @@
 -- The size of consume's answer as maxBytes bounds it (docs/api.md, "Consume"), and the ways a
 -- message that does not fit is left as it was.
+-- @include expiry
 -- @include ids
 -- @include int
 -- @include kv
@@ -13,6 +14,25 @@ local function answer_bytes(fields)
     size = size + #field
   end
   return size
+end
+
+-- What a read needs of an entry in one pass over its fields: whether it expired by `now`
+-- (expired), the bytes it counts (answer_bytes) and its groupKey (group_key_of, nil for none).
+local function entry_facts(fields, id, cfg, now)
+  local size, at, enqueued, key = 160, nil, nil, nil
+  for i = 1, #fields, 2 do
+    local name, value = fields[i], fields[i + 1]
+    size = size + #name + #value
+    if name == 'expiresAt' then
+      at = at or tonumber(value)
+    elseif name == 'enqueuedAt' then
+      enqueued = tonumber(value)
+    elseif name == 'groupKey' then
+      key = key or value
+    end
+  end
+  local expires = expiry_of(at, enqueued, id, cfg)
+  return expires ~= nil and expires <= now, size, key
 end
 
 -- Entries `cut`.. of a read (XREADGROUP's `entries`, removed from it) go back to unread: out of the

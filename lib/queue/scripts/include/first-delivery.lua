@@ -14,11 +14,12 @@ local function stamp_first(g, out, from, now, replay, set)
   local send = not set
   set = set or { 'HSET', g.meta }
   local get, asked = { 'HMGET', g.meta }, {}
+  local at = int(now)
   for i = from, #out do
     local message = out[i]
     if message[2] == 1 and not replay then
       set[#set + 1] = 'd:' .. message[1]
-      set[#set + 1] = int(now)
+      set[#set + 1] = at
       message[4] = now
     else
       get[#get + 1] = 'd:' .. message[1]
