@@ -195,11 +195,19 @@ export function decodeTuple(
   return out;
 }
 
+/** takesGroupKeys per KEYS shape (asked on every script call; the shapes are the generator's). */
+const groupKeyTakers = new WeakMap<ParamShape, boolean>();
+
 /**
  * Whether a script takes every group's keys (`...groups` in its KEYS): it checks the names it is
  * given and answers GROUPS with the actual ones when they differ (lib/queue/script-runner.ts).
  */
 export function takesGroupKeys(script: { readonly keys: ParamShape }): boolean {
-  const { lists = [], rest } = script.keys;
-  return [...lists, ...(rest === undefined ? [] : [rest])].some(([name]) => name === 'groups');
+  let takes = groupKeyTakers.get(script.keys);
+  if (takes === undefined) {
+    const { lists = [], rest } = script.keys;
+    takes = [...lists, ...(rest === undefined ? [] : [rest])].some(([name]) => name === 'groups');
+    groupKeyTakers.set(script.keys, takes);
+  }
+  return takes;
 }
