@@ -64,6 +64,8 @@ export function withNodeBody(fetch: Fetch, options: NodeBodyOptions): Fetch {
 class IncomingBody {
   private readonly deadline: number;
   private readonly hasBody: boolean;
+  /** The body's length from Content-Length (none with Transfer-Encoding, or past the limit). */
+  private readonly whole: number | undefined;
   private reading: Promise<ReadBody> | undefined;
 
   constructor(
@@ -73,8 +75,10 @@ class IncomingBody {
   ) {
     this.deadline = Date.now() + options.timeoutMs;
     const length = incoming.headers['content-length'];
-    this.hasBody =
-      (length !== undefined && length !== '0') || incoming.headers['transfer-encoding'] !== undefined;
+    const chunked = incoming.headers['transfer-encoding'] !== undefined;
+    this.hasBody = (length !== undefined && length !== '0') || chunked;
+    const bytes = !chunked && length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
+    this.whole = bytes !== undefined && bytes <= options.limitBytes ? bytes : undefined;
   }
 
   /** The BodyReader the app calls (once, after the token check). */
@@ -88,7 +92,35 @@ class IncomingBody {
     return Promise.resolve({ text: '' });
   }
 
+  /**
+   * The app asks for the body from the headers' callback (at once, after the token check); a small
+   * request's body comes in the same segment as its headers, and the parser hands it over right
+   * after that callback. So a microtask later it is all buffered, and taken in one read: without
+   * the stream's events, the four listeners and the timer of `stream` (about 8 us of a produce of
+   * one message). A body still arriving, chunked or over the limit goes through `stream`.
+   */
   private readAll(): Promise<ReadBody> {
+    const now = this.takeWhole();
+    if (now !== undefined) return Promise.resolve(now);
+    return Promise.resolve().then(() => this.takeWhole() ?? this.stream());
+  }
+
+  /** The whole body when all its Content-Length bytes are buffered and unread, else undefined. */
+  private takeWhole(): ReadBody | undefined {
+    const { incoming } = this;
+    if (
+      this.whole === undefined ||
+      incoming.readableLength !== this.whole ||
+      incoming.readableFlowing !== null ||
+      incoming.destroyed
+    ) {
+      return undefined;
+    }
+    return this.done((incoming.read() as Buffer | null) ?? EMPTY);
+  }
+
+  /** The body read as it arrives, within the limit and the time bound. */
+  private stream(): Promise<ReadBody> {
     const { incoming, outgoing, options } = this;
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
@@ -123,14 +155,7 @@ class IncomingBody {
       const onEnd = () => {
         stop();
         if (size > options.limitBytes) return resolve({ tooLarge: true });
-        const bytes = Buffer.concat(chunks, size);
-        // The adapter builds the web body from it if anything asks (zod-openapi, for a bodiless
-        // request without a Content-Type): the socket's stream has been read already.
-        incoming.rawBody = bytes;
-        let text = bytes.toString('utf8');
-        // As the Fetch API's text() does: a UTF-8 byte-order mark is not part of the text.
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-        resolve({ text });
+        resolve(this.done(Buffer.concat(chunks, size)));
       };
       const onLate = () => {
         stop();
@@ -151,6 +176,17 @@ class IncomingBody {
       incoming.on('error', onGone);
       incoming.on('close', onGone);
     });
+  }
+
+  /** The body read whole, as the app takes it. */
+  private done(bytes: Buffer): ReadBody {
+    // The adapter builds the web body from it if anything asks (zod-openapi, for a bodiless
+    // request without a Content-Type): the socket's stream has been read already.
+    this.incoming.rawBody = bytes;
+    let text = bytes.toString('utf8');
+    // As the Fetch API's text() does: a UTF-8 byte-order mark is not part of the text.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return { text };
   }
 
   /**

@@ -186,44 +186,67 @@ function need<T>(value: T | undefined, what: string, key: string): T {
   return value;
 }
 
-function partitionOf(space: KeySpace, scope: KeyScope, key: string): QueueKeys {
-  return space.queue(need(scope.queue, 'queue', key), scope.partition ?? 0);
-}
+/**
+ * The keys of one call's scope, each family made once per call: a script names up to a dozen keys
+ * of one partition, and `space.queue` formats all of that partition's keys each time it is asked.
+ */
+class ScopeKeys {
+  private partitionKeys: QueueKeys | undefined;
+  private groupKeys: GroupKeys | undefined;
 
-function keyNamed(space: KeySpace, scope: KeyScope, name: string): string {
-  if (registryNames.has(name)) return space[name as keyof RegistryKeys];
-  if (partitionNames.has(name)) return partitionOf(space, scope, name)[name as keyof PartitionKeys];
-  if (groupNames.has(name)) {
-    return partitionOf(space, scope, name).group(need(scope.group, 'group', name))[name as keyof GroupKeys];
+  constructor(
+    readonly space: KeySpace,
+    readonly scope: KeyScope,
+  ) {}
+
+  partition(key: string): QueueKeys {
+    this.partitionKeys ??= this.space.queue(need(this.scope.queue, 'queue', key), this.scope.partition ?? 0);
+    return this.partitionKeys;
   }
-  throw new TypeError(`no key is named ${name}`);
+
+  group(key: string): GroupKeys {
+    this.groupKeys ??= this.partition(key).group(need(this.scope.group, 'group', key));
+    return this.groupKeys;
+  }
+
+  named(name: string): string {
+    if (registryNames.has(name)) return this.space[name as keyof RegistryKeys];
+    if (partitionNames.has(name)) return this.partition(name)[name as keyof PartitionKeys];
+    if (groupNames.has(name)) return this.group(name)[name as keyof GroupKeys];
+    throw new TypeError(`no key is named ${name}`);
+  }
 }
 
-function listKeys(space: KeySpace, scope: KeyScope, [name, kind]: VariadicShape, out: string[]): void {
+function listKeys(keys: ScopeKeys, [name, kind]: VariadicShape, out: string[]): void {
+  const { space, scope } = keys;
   if (name === 'dedup' && kind === 'string') {
-    const k = partitionOf(space, scope, name);
+    const k = keys.partition(name);
     for (const id of need(scope.dedup, 'dedup', name)) out.push(k.dedup(id));
     return;
   }
   if (name === 'attempt' && kind === 'string') {
     if (scope.attempt === undefined) return;
     const { consumer, id } = scope.attempt;
-    out.push(partitionOf(space, scope, name).attempt(need(scope.group, 'group', name), consumer, id));
+    out.push(keys.partition(name).attempt(need(scope.group, 'group', name), consumer, id));
     return;
   }
   if (name === 'from' && typeof kind !== 'string') {
     const from = need(scope.from, 'from', name);
-    const scoped: KeyScope = { queue: from.queue, partition: from.partition ?? 0, group: from.group };
-    for (const [field] of kind) out.push(keyNamed(space, scoped, field));
+    const scoped = new ScopeKeys(space, {
+      queue: from.queue,
+      partition: from.partition ?? 0,
+      group: from.group,
+    });
+    for (const [field] of kind) out.push(scoped.named(field));
     return;
   }
   if (name === 'groups' && typeof kind !== 'string') {
-    const k = partitionOf(space, scope, name);
+    const k = keys.partition(name);
     for (const group of need(scope.groups, 'groups', name)) {
-      const keys = k.group(group);
+      const groupKeys = k.group(group);
       for (const [field] of kind) {
         if (!groupNames.has(field)) throw new TypeError(`no group key is named ${field}`);
-        out.push(keys[field as keyof GroupKeys]);
+        out.push(groupKeys[field as keyof GroupKeys]);
       }
     }
     return;
@@ -238,8 +261,10 @@ function listKeys(space: KeySpace, scope: KeyScope, [name, kind]: VariadicShape,
  * // ['q:{orders}:stream', 'q:{orders}:config', 'q:{orders}:g:billing:lease', …]
  */
 export function scriptKeys(space: KeySpace, shape: ParamShape, scope: KeyScope): string[] {
-  const out = shape.fixed.map(([name]) => keyNamed(space, scope, name));
-  for (const part of shape.lists ?? []) listKeys(space, scope, part, out);
-  if (shape.rest !== undefined) listKeys(space, scope, shape.rest, out);
+  const keys = new ScopeKeys(space, scope);
+  const out: string[] = [];
+  for (const [name] of shape.fixed) out.push(keys.named(name));
+  if (shape.lists !== undefined) for (const part of shape.lists) listKeys(keys, part, out);
+  if (shape.rest !== undefined) listKeys(keys, shape.rest, out);
   return out;
 }

@@ -115,33 +115,51 @@ function fail(path: string, expected: string, value: unknown): never {
   throw new ReplyShapeError(`${path}: expected ${expected}, got ${seen}`);
 }
 
-function decodeValue(shape: ValueShape, value: RedisValue | undefined, path: string): unknown {
+/**
+ * A value's path in the reply, for error messages: `parent.key`, or `parent[key]` for an index.
+ * Made only when a value fails or has values of its own, not for every value decoded.
+ */
+function pathOf(parent: string, key: string | number): string {
+  return typeof key === 'number' ? `${parent}[${key}]` : `${parent}.${key}`;
+}
+
+function decodeValue(
+  shape: ValueShape,
+  value: RedisValue | undefined,
+  parent: string,
+  key: string | number,
+): unknown {
   switch (shape) {
     case 'int':
       if (typeof value === 'number') return value;
       // Redis hands some counts over as bulk strings (XPENDING's per-consumer counts).
       if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
-      return fail(path, 'an integer', value);
+      return fail(pathOf(parent, key), 'an integer', value);
     case 'string':
       if (typeof value === 'string') return value;
-      return fail(path, 'a string', value);
+      return fail(pathOf(parent, key), 'a string', value);
     case 'flag':
       if (value === 0 || value === 1) return value === 1;
-      return fail(path, '0 or 1', value);
+      return fail(pathOf(parent, key), '0 or 1', value);
     case 'fields':
       if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
-      return fail(path, 'a list of strings', value);
+      return fail(pathOf(parent, key), 'a list of strings', value);
     case 'raw':
       return value ?? null;
   }
   if ('oneOf' in shape) {
     if (typeof value === 'string' && shape.oneOf.includes(value)) return value;
-    return fail(path, `one of ${shape.oneOf.join(', ')}`, value);
+    return fail(pathOf(parent, key), `one of ${shape.oneOf.join(', ')}`, value);
   }
   if ('nullable' in shape)
-    return value === null || value === undefined ? null : decodeValue(shape.nullable, value, path);
+    return value === null || value === undefined ? null : decodeValue(shape.nullable, value, parent, key);
+  const path = pathOf(parent, key);
   if (!Array.isArray(value)) return fail(path, 'an array', value);
-  if ('list' in shape) return value.map((item, i) => decodeValue(shape.list, item, `${path}[${i}]`));
+  if ('list' in shape) {
+    const items: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = decodeValue(shape.list, value[i], path, i);
+    return items;
+  }
   return decodeTuple(shape.tuple, value, 0, path);
 }
 
@@ -161,24 +179,35 @@ export function decodeTuple(
   }
   for (let i = 0; i < fields.length; i++) {
     const [name, fieldShape] = fields[i] as readonly [string, ValueShape];
-    out[name] = decodeValue(fieldShape, value[from + i], `${path}.${name}`);
+    out[name] = decodeValue(fieldShape, value[from + i], path, name);
   }
   if (rest !== undefined) {
     const [name, restShape] = rest;
     const items: unknown[] = [];
-    for (let i = from + fields.length; i < value.length; i++) {
-      items.push(decodeValue(restShape, value[i], `${path}.${name}[${items.length}]`));
+    const start = from + fields.length;
+    if (start < value.length) {
+      const restPath = `${path}.${name}`;
+      for (let i = start; i < value.length; i++)
+        items.push(decodeValue(restShape, value[i], restPath, i - start));
     }
     out[name] = items;
   }
   return out;
 }
 
+/** takesGroupKeys per KEYS shape (asked on every script call; the shapes are the generator's). */
+const groupKeyTakers = new WeakMap<ParamShape, boolean>();
+
 /**
  * Whether a script takes every group's keys (`...groups` in its KEYS): it checks the names it is
  * given and answers GROUPS with the actual ones when they differ (lib/queue/script-runner.ts).
  */
 export function takesGroupKeys(script: { readonly keys: ParamShape }): boolean {
-  const { lists = [], rest } = script.keys;
-  return [...lists, ...(rest === undefined ? [] : [rest])].some(([name]) => name === 'groups');
+  let takes = groupKeyTakers.get(script.keys);
+  if (takes === undefined) {
+    const { lists = [], rest } = script.keys;
+    takes = [...lists, ...(rest === undefined ? [] : [rest])].some(([name]) => name === 'groups');
+    groupKeyTakers.set(script.keys, takes);
+  }
+  return takes;
 }

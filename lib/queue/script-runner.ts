@@ -59,12 +59,25 @@ function statusMessage(code: QueueErrorCode, reply: readonly RedisValue[], scope
   return typeof reply[1] === 'string' ? reply[1] : code;
 }
 
+/** Per script: the ARGV parameters it declares that the scope supplies (most declare none). */
+const declaredScopeArgs = new WeakMap<AnyScriptBinding, readonly (typeof SCOPE_ARGS)[number][]>();
+
+function scopeArgsOf(script: AnyScriptBinding): readonly (typeof SCOPE_ARGS)[number][] {
+  let names = declaredScopeArgs.get(script);
+  if (names === undefined) {
+    names = SCOPE_ARGS.filter(
+      (name) => script.args.fixed.some(([arg]) => arg === name) || script.args.rest?.[0] === name,
+    );
+    declaredScopeArgs.set(script, names);
+  }
+  return names;
+}
+
 /** The script's arguments with those named like the scope taken from it. */
 function scopedArgs(script: AnyScriptBinding, scope: KeyScope, args: Record<string, unknown>) {
   let out = args;
-  for (const name of SCOPE_ARGS) {
-    const declared = script.args.fixed.some(([arg]) => arg === name) || script.args.rest?.[0] === name;
-    if (!declared || scope[name] === undefined) continue;
+  for (const name of scopeArgsOf(script)) {
+    if (scope[name] === undefined) continue;
     if (Object.hasOwn(args, name) && JSON.stringify(args[name]) !== JSON.stringify(scope[name])) {
       throw new TypeError(`script ${script.name}: argument ${name} differs from the call's scope`);
     }

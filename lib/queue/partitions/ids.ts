@@ -25,8 +25,13 @@ export function encodeId(raw: string, partition: number): string {
 
 /** The inverse of encodeId for an id the rules accepted (STREAM_ID_RULE). */
 export function decodeId(id: string): PartitionedId {
-  const parts = id.split('-');
-  if (parts.length === 3) return { raw: `${parts[0]}-${parts[1]}`, partition: Number(parts[2]) };
+  // Exactly two dashes: `<ms>-<seq>-<p>` (found by position: a split made an array per id, and an
+  // ack decodes every id it names).
+  const first = id.indexOf('-');
+  const second = first < 0 ? -1 : id.indexOf('-', first + 1);
+  if (second >= 0 && id.indexOf('-', second + 1) < 0) {
+    return { raw: id.slice(0, second), partition: Number(id.slice(second + 1)) };
+  }
   return { raw: id, partition: 0 };
 }
 
