@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from '@upstash/redis/cloudflare';
+import { createSocketTransport } from '../functions/support/socket-transport.ts';
 import { createUndiciTransport } from '../functions/support/undici-transport.ts';
 import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
@@ -310,7 +311,7 @@ function table(rows: RowResult[], goal: number): string[] {
 /**
  * The REST adapter alone: CPU per script call from this process to the engine's REST front (a
  * process of its own), one call at a time, through the library's own client (fetch), our requester
- * on fetch, and ours on undici's pool; in interleaved rounds, the median round each.
+ * on fetch, ours on undici's pool and ours on Node's sockets; in interleaved rounds, the median round each.
  */
 async function restCallCost(front: ServerProcess): Promise<{ name: string; us: number }[]> {
   const token = 'bench-engine';
@@ -321,6 +322,7 @@ async function restCallCost(front: ServerProcess): Promise<{ name: string; us: n
     retry: { retries: 0 },
   });
   const undici = createUndiciTransport(front.url);
+  const sockets = createSocketTransport(front.url);
   const clients: [string, RedisClient][] = [
     [
       "@upstash/redis's own client (fetch)",
@@ -333,6 +335,10 @@ async function restCallCost(front: ServerProcess): Promise<{ name: string; us: n
     [
       'our requester on undici (Node)',
       createUpstashClient({ url: front.url, token, transport: undici.transport }),
+    ],
+    [
+      'our requester on sockets (Node)',
+      createUpstashClient({ url: front.url, token, transport: sockets.transport }),
     ],
   ];
   const sha = await loadScript(front, "return {ARGV[1], redis.call('INCR', KEYS[1])}");
@@ -350,6 +356,7 @@ async function restCallCost(front: ServerProcess): Promise<{ name: string; us: n
     }
   } finally {
     await undici.close();
+    await sockets.close();
   }
   return clients.map(([name]) => ({ name, us: median(per.get(name) ?? []) }));
 }

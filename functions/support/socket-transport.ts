@@ -144,6 +144,11 @@ class Connection {
   }
 }
 
+/** Bytes to hold past this read: copied when they are in the shared read buffer. */
+function keep(bytes: Buffer, shared: boolean): Buffer {
+  return shared ? Buffer.from(bytes) : bytes;
+}
+
 function malformed(why: string): SocketTransportError {
   return new SocketTransportError(SocketTransportErrorCode.malformed, `malformed HTTP response: ${why}`);
 }
@@ -198,6 +203,8 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
   let destroyed = false;
   // The header block last checked, so a call with the same headers is not checked again.
   let checkedBlock = '';
+  // Every plain connection's reads land here; each is parsed before the next read.
+  const readBuffer = Buffer.allocUnsafe(64 * 1024);
 
   function parseOrigin(): void {
     const parsed = new URL(url);
@@ -271,9 +278,20 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
           ALPNProtocols: ['http/1.1'],
           ...(tlsSession === undefined ? {} : { session: tlsSession }),
         })
-      : netConnect({ host: hostname, port });
+      : netConnect({
+          host: hostname,
+          port,
+          // Plain TCP reads into one buffer of the pool's, not a new one per read (~5 µs a call).
+          onread: {
+            buffer: readBuffer,
+            callback: (length: number) => {
+              onData(connection, readBuffer.subarray(0, length), true);
+              return true;
+            },
+          },
+        });
     socket.setNoDelay(true);
-    const connection = new Connection(socket, defaultKeepAliveMs);
+    const connection: Connection = new Connection(socket, defaultKeepAliveMs);
     all.add(connection);
     socket.once(secure ? 'secureConnect' : 'connect', () => {
       connection.connected = true;
@@ -283,7 +301,7 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
         tlsSession = session;
       });
     }
-    socket.on('data', (chunk: Buffer) => onData(connection, chunk));
+    if (secure) socket.on('data', (chunk: Buffer) => onData(connection, chunk, false));
     socket.on('end', () => onEnd(connection));
     socket.on('error', (error: Error) => fail(connection, error));
     socket.on('close', () =>
@@ -472,15 +490,18 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
     return end + 4;
   }
 
-  /** Parses what came, keeping an unfinished head or chunk line for the next bytes; throws on malformed. */
-  function parse(connection: Connection, bytes: Buffer): void {
+  /**
+   * Parses what came, keeping an unfinished head or chunk line for the next bytes; throws on
+   * malformed. `shared`: `bytes` is the pool's read buffer, overwritten by the next read.
+   */
+  function parse(connection: Connection, bytes: Buffer, shared: boolean): void {
     let at = 0;
     for (;;) {
       switch (connection.phase) {
         case Phase.Head: {
           const next = readHead(connection, bytes, at);
           if (next < 0) {
-            connection.pending = at === 0 ? bytes : bytes.subarray(at);
+            connection.pending = keep(at === 0 ? bytes : bytes.subarray(at), shared);
             return;
           }
           at = next;
@@ -495,13 +516,13 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
             return;
           }
           if (available >= connection.remaining) {
-            connection.body.push(bytes.subarray(at, at + connection.remaining));
+            connection.body.push(keep(bytes.subarray(at, at + connection.remaining), shared));
             at += connection.remaining;
             const whole = Buffer.concat(connection.body);
             finish(connection, decode(whole, 0, whole.length), bytes.length - at);
             return;
           }
-          if (available > 0) connection.body.push(at === 0 ? bytes : bytes.subarray(at));
+          if (available > 0) connection.body.push(keep(at === 0 ? bytes : bytes.subarray(at), shared));
           connection.remaining -= available;
           connection.pending = undefined;
           return;
@@ -510,7 +531,7 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
           const eol = bytes.indexOf(10, at);
           if (eol < 0) {
             if (bytes.length - at > 1024) throw malformed('chunk size line too long');
-            connection.pending = bytes.subarray(at);
+            connection.pending = keep(bytes.subarray(at), shared);
             return;
           }
           const line = bytes.toString('latin1', at, eol);
@@ -524,19 +545,19 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
         case Phase.ChunkData: {
           const available = bytes.length - at;
           if (available < connection.remaining) {
-            if (available > 0) connection.body.push(bytes.subarray(at));
+            if (available > 0) connection.body.push(keep(bytes.subarray(at), shared));
             connection.remaining -= available;
             connection.pending = undefined;
             return;
           }
-          connection.body.push(bytes.subarray(at, at + connection.remaining));
+          connection.body.push(keep(bytes.subarray(at, at + connection.remaining), shared));
           at += connection.remaining;
           connection.phase = Phase.ChunkEnd;
           break;
         }
         case Phase.ChunkEnd: {
           if (bytes.length - at < 2) {
-            connection.pending = bytes.subarray(at);
+            connection.pending = keep(bytes.subarray(at), shared);
             return;
           }
           if (bytes[at] !== 13 || bytes[at + 1] !== 10) throw malformed('chunk not followed by CRLF');
@@ -549,7 +570,7 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
           const eol = bytes.indexOf(10, at);
           if (eol < 0) {
             if (bytes.length - at > MAX_HEAD_BYTES) throw malformed('trailers too large');
-            connection.pending = bytes.subarray(at);
+            connection.pending = keep(bytes.subarray(at), shared);
             return;
           }
           if (bytes[eol - 1] !== 13 || eol - 1 < at) throw malformed('trailer line not ended by CRLF');
@@ -563,7 +584,7 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
           break;
         }
         case Phase.UntilClose: {
-          if (at < bytes.length) connection.body.push(at === 0 ? bytes : bytes.subarray(at));
+          if (at < bytes.length) connection.body.push(keep(at === 0 ? bytes : bytes.subarray(at), shared));
           connection.pending = undefined;
           return;
         }
@@ -571,16 +592,17 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
     }
   }
 
-  function onData(connection: Connection, chunk: Buffer): void {
+  function onData(connection: Connection, chunk: Buffer, shared: boolean): void {
     if (connection.call === undefined) {
       // Nothing was asked on this connection: whatever the server says, it cannot be trusted.
       drop(connection);
       return;
     }
-    const bytes = connection.pending === undefined ? chunk : Buffer.concat([connection.pending, chunk]);
+    const pending = connection.pending;
     connection.pending = undefined;
     try {
-      parse(connection, bytes);
+      if (pending === undefined) parse(connection, chunk, shared);
+      else parse(connection, Buffer.concat([pending, chunk]), false);
     } catch (error) {
       fail(connection, error);
     }
