@@ -55,6 +55,8 @@ export interface SocketTransportOptions {
   responseTimeoutMs?: number;
   /** An idle connection's life when the server names none: 4 s unless given, as undici's. */
   keepAliveMs?: number;
+  /** Certificates to trust for https besides Node's own (a test's self-signed server). */
+  ca?: string;
 }
 
 export interface SocketTransport {
@@ -276,6 +278,7 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
           port,
           ...(servername === undefined ? {} : { servername }),
           ALPNProtocols: ['http/1.1'],
+          ...(options.ca === undefined ? {} : { ca: options.ca }),
           ...(tlsSession === undefined ? {} : { session: tlsSession }),
         })
       : netConnect({
