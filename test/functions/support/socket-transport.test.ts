@@ -526,7 +526,7 @@ describe('the socket transport over TLS', () => {
     );
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     const key = readFileSync(join(dir, 'key.pem'), 'utf8');
-    const names: (string | false)[] = [];
+    const names: (string | false | null)[] = [];
     const server = await serve(
       (socket, request) => socket.write(answer(request.body.toString(), 'upstash-sync-token: 3\r\n')),
       (listener) =>
