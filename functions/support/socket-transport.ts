@@ -127,9 +127,9 @@ class Connection {
   keepAlive = true;
   remaining = 0;
   body: Buffer[] = [];
-  /** Whether this connection has carried a whole answer (it is reused, not fresh). */
-  used = false;
   closed = false;
+  /** Whether the socket keeps the process alive (while it carries a call). */
+  referenced = true;
 
   constructor(socket: Socket, keepAliveMs: number) {
     this.socket = socket;
@@ -357,6 +357,10 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
     call.connection = connection;
     call.sentAt = Date.now();
     connection.reset();
+    if (!connection.referenced) {
+      connection.referenced = true;
+      connection.socket.ref();
+    }
     connection.socket.write(call.data);
   }
 
@@ -388,7 +392,6 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
     connection.call = undefined;
     connection.pending = undefined;
     connection.body = [];
-    connection.used = true;
     if (!connection.keepAlive || rest > 0) {
       // Bytes after the answer are nothing we asked for: the connection cannot be trusted.
       drop(connection);
@@ -397,6 +400,9 @@ export function createSocketTransport(url: string, options: SocketTransportOptio
       if (next !== undefined) send(next, connection);
       else {
         connection.idleSince = Date.now();
+        // As undici's: an idle connection does not keep the process alive.
+        connection.referenced = false;
+        connection.socket.unref();
         idle.push(connection);
       }
     }
