@@ -16,12 +16,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from '@upstash/redis/cloudflare';
+import { createSocketTransport } from '../functions/support/socket-transport.ts';
 import { createUndiciTransport } from '../functions/support/undici-transport.ts';
 import { createManualClock } from '../lib/clock.ts';
 import { createEngine } from '../lib/engine/engine.ts';
 import { createQueueService } from '../lib/queue/service.ts';
-import type { RedisClient, RedisValue } from '../lib/redis/client.ts';
+import type { RedisClient } from '../lib/redis/client.ts';
 import { createEngineClient } from '../lib/redis/engine-client.ts';
+import type { RestTransport } from '../lib/redis/rest-requester.ts';
 import { createUpstashClient } from '../lib/redis/upstash-client.ts';
 import { anchorScripts } from './api/anchor-scripts.ts';
 import { startPrivateRedis } from './api/redis-server.ts';
@@ -310,7 +312,8 @@ function table(rows: RowResult[], goal: number): string[] {
 /**
  * The REST adapter alone: CPU per script call from this process to the engine's REST front (a
  * process of its own), one call at a time, through the library's own client (fetch), our requester
- * on fetch, and ours on undici's pool; in interleaved rounds, the median round each.
+ * on fetch, on undici's pool and on Node's sockets, and each Node transport alone (the requester's
+ * request, built once, sent as is); in interleaved rounds, the median round each.
  */
 async function restCallCost(front: ServerProcess): Promise<{ name: string; us: number }[]> {
   const token = 'bench-engine';
@@ -321,37 +324,52 @@ async function restCallCost(front: ServerProcess): Promise<{ name: string; us: n
     retry: { retries: 0 },
   });
   const undici = createUndiciTransport(front.url);
-  const clients: [string, RedisClient][] = [
-    [
-      "@upstash/redis's own client (fetch)",
-      {
-        evalsha: (sha, keys, args) => library.evalsha(sha, [...keys], [...args]) as Promise<RedisValue>,
-        eval: (source, keys, args) => library.eval(source, [...keys], [...args]) as Promise<RedisValue>,
-      },
-    ],
-    ['our requester on fetch (Workers, Deno)', createUpstashClient({ url: front.url, token })],
-    [
-      'our requester on undici (Node)',
-      createUpstashClient({ url: front.url, token, transport: undici.transport }),
-    ],
-  ];
+  const sockets = createSocketTransport(front.url);
   const sha = await loadScript(front, "return {ARGV[1], redis.call('INCR', KEYS[1])}");
+  const through = (client: RedisClient) => (arg: string) => client.evalsha(sha, ['bench-rest-call'], [arg]);
+  const headers = {
+    'Content-Type': 'application/json',
+    authorization: `Bearer ${token}`,
+    'Upstash-Encoding': 'base64',
+  };
+  const alone = (transport: RestTransport) => (arg: string) =>
+    transport({
+      url: front.url,
+      headers: { ...headers },
+      body: JSON.stringify(['evalsha', sha, '1', 'bench-rest-call', arg]),
+      signal: undefined,
+    });
+  const runs: [string, (arg: string) => Promise<unknown>][] = [
+    ["@upstash/redis's own client (fetch)", (arg) => library.evalsha(sha, ['bench-rest-call'], [arg])],
+    ['our requester on fetch (Workers, Deno)', through(createUpstashClient({ url: front.url, token }))],
+    [
+      'our requester on undici (Node before)',
+      through(createUpstashClient({ url: front.url, token, transport: undici.transport })),
+    ],
+    [
+      'our requester on sockets (Node, functions/support/socket-transport.ts)',
+      through(createUpstashClient({ url: front.url, token, transport: sockets.transport })),
+    ],
+    ["undici's transport alone", alone(undici.transport)],
+    ['the socket transport alone', alone(sockets.transport)],
+  ];
   const calls = 1000;
-  const per = new Map(clients.map(([name]) => [name, [] as number[]]));
+  const per = new Map(runs.map(([name]) => [name, [] as number[]]));
   try {
     for (let round = 0; round < 5; round++) {
-      for (const [name, client] of round % 2 === 0 ? clients : [...clients].reverse()) {
-        for (let i = 0; i < 50; i++) await client.evalsha(sha, ['bench-rest-call'], ['warm']);
+      for (const [name, run] of round % 2 === 0 ? runs : [...runs].reverse()) {
+        for (let i = 0; i < 50; i++) await run('warm');
         const before = process.cpuUsage();
-        for (let i = 0; i < calls; i++) await client.evalsha(sha, ['bench-rest-call'], [`{"order":${i}}`]);
+        for (let i = 0; i < calls; i++) await run(`{"order":${i}}`);
         const spent = process.cpuUsage(before);
         per.get(name)?.push((spent.user + spent.system) / calls);
       }
     }
   } finally {
     await undici.close();
+    await sockets.close();
   }
-  return clients.map(([name]) => ({ name, us: median(per.get(name) ?? []) }));
+  return runs.map(([name]) => ({ name, us: median(per.get(name) ?? []) }));
 }
 
 /** consume (count 10) on the library with the consumer holding 1 vs 999 messages, CPU per call. */

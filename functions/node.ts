@@ -30,7 +30,7 @@ import { connectIoredis } from './support/ioredis-client.ts';
 import { connectIoredisCluster, parseClusterNodes } from './support/ioredis-cluster-client.ts';
 import { isProgram } from './support/is-program.ts';
 import { withNodeBody } from './support/node-body.ts';
-import { createUndiciTransport } from './support/undici-transport.ts';
+import { createSocketTransport } from './support/socket-transport.ts';
 
 export const DEFAULT_PORT = 8787;
 /** The interval sweep (SWEEP_INTERVAL_MS): an idle one costs one command (issue 18). */
@@ -124,7 +124,7 @@ export function chooseRedis(options: ApiServerOptions, env: Env, mode: Mode = 'd
   if (url) {
     const token = env.UPSTASH_REDIS_REST_TOKEN;
     if (!token) throw new Error('UPSTASH_REDIS_REST_URL is set but UPSTASH_REDIS_REST_TOKEN is not');
-    const { transport, close } = createUndiciTransport(url);
+    const { transport, close } = createSocketTransport(url);
     return {
       redis: createUpstashClient({ url, token, transport }),
       backing: 'upstash',

@@ -1,5 +1,7 @@
 /**
- * The REST adapter's transport on Node (lib/redis/rest-requester.ts): requests on an undici
+ * A REST adapter transport on Node (lib/redis/rest-requester.ts), the one Node ran before
+ * socket-transport.ts took its place: kept as a second Node transport the semantic suites and the
+ * bench run beside it (test/support/transports.ts). Requests on an undici
  * connection pool to the endpoint's origin, kept alive between calls. Node's own `fetch` is undici
  * too, behind the WHATWG layer (Request, Headers, streams, a Response per call): 551-614 µs of
  * CPU per script call through fetch against 146-168 µs here (BENCHMARKS.md, api, "the REST

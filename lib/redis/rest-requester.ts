@@ -1,7 +1,7 @@
 /**
  * Upstash's REST protocol as an `@upstash/redis` `Requester` over a pluggable transport: `fetch`
- * here (Workers, Deno, any Web runtime), undici's connection pool on Node
- * (functions/support/undici-transport.ts). It speaks the protocol as the library's own HTTP client
+ * here (Workers, Deno, any Web runtime), keep-alive sockets of its own on Node
+ * (functions/support/socket-transport.ts). It speaks the protocol as the library's own HTTP client
  * does — the same headers, base64 replies decoded string for string alike (base64-reply.ts), the
  * read-your-writes token, the same `UpstashError` texts — minus retries (a request whose answer
  * was lost must not run twice behind the caller's back) and streaming commands (the queue uses

@@ -2,7 +2,7 @@
  * The HTTP adapter for Upstash (and for the engine's Upstash-compatible REST front), built on
  * `@upstash/redis` with automatic deserialisation off so bodies and ids arrive as exact strings,
  * on a requester of our own (rest-requester.ts) over a transport: `fetch` by default (Workers,
- * Deno), undici's connection pool on Node (functions/support/undici-transport.ts). Script calls
+ * Deno), keep-alive sockets on Node (functions/support/socket-transport.ts). Script calls
  * made in the same tick share one `/pipeline` request (the requester batches them). A call's abort
  * signal (its deadline, see deadline.ts) reaches the request that carries it: a call aborted
  * before its request leaves is not sent, a request is cancelled once every call it carries has
@@ -25,7 +25,7 @@ import { redisOn } from './upstash-redis.ts';
 export interface UpstashClientOptions {
   url: string;
   token: string;
-  /** How requests travel; `fetch` unless given (Node passes undici's pool). */
+  /** How requests travel; `fetch` unless given (Node passes its sockets' transport). */
   transport?: RestTransport;
 }
 

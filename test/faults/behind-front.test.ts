@@ -4,7 +4,7 @@
  *
  * When the front's connection to Redis is refused, restarted or cut mid-reply, the front answers
  * `500 {"error":"ERR backend failure: …"}`; @upstash/redis passes on that text only, so the
- * adapter (lib/redis/upstash-client.ts, on fetch and on undici) reads that wording as the endpoint failing: 503
+ * adapter (lib/redis/upstash-client.ts, on each transport) reads that wording as the endpoint failing: 503
  * REDIS_UNAVAILABLE, never a 500.
  */
 import { stacksOf } from './support/stacks.ts';

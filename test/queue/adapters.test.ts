@@ -1,6 +1,6 @@
 /**
  * Each adapter turns a Redis that does not answer into REDIS_UNAVAILABLE, and error replies into
- * REDIS_ERROR; the REST adapter on each of its transports (fetch, undici).
+ * REDIS_ERROR; the REST adapter on each of its transports (fetch, sockets, undici).
  */
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';

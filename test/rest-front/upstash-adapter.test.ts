@@ -1,6 +1,6 @@
 /**
- * The REST adapter (lib/redis/upstash-client.ts) on each of its transports, fetch and undici's
- * pool, against the engine's REST front and against a server that holds every request: what a
+ * The REST adapter (lib/redis/upstash-client.ts) on each of its transports (fetch, Node's sockets,
+ * undici's pool), against the engine's REST front and against a server that holds every request: what a
  * caller's abort does to calls that share a batched request (a call that gave up before its
  * request left is not sent; a request is cancelled once every call it carries gave up, not
  * before), how Redis' answers map to the seam's errors, and that strings arrive exactly as the

@@ -1,8 +1,8 @@
 /**
  * The real `@upstash/redis` client against the real HTTP server (`startEngineServer` on a random
  * port), once on the in-memory engine and once forwarding to the real Redis (ENGINE_REDIS_URL
- * mode), each on three requesters: the library's own (fetch), and ours (lib/redis/rest-requester.ts)
- * on fetch (Workers, Deno) and on undici's pool (Node). The same assertions run on all: whatever
+ * mode), each on four requesters: the library's own (fetch), and ours (lib/redis/rest-requester.ts)
+ * on fetch (Workers, Deno), on Node's sockets (what Node runs) and on undici's pool. The same assertions run on all: whatever
  * the client sees must depend neither on the backend nor on the requester.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,9 @@
 /**
  * The transports the REST adapter runs on (lib/redis/rest-requester.ts), for suites that run once
- * on each: `fetch` (Workers, Deno) and undici's pool (Node, functions/support/undici-transport.ts).
+ * on each: `fetch` (Workers, Deno), Node's sockets (functions/support/socket-transport.ts, what
+ * Node runs) and undici's pool (functions/support/undici-transport.ts).
  */
+import { createSocketTransport } from '../../functions/support/socket-transport.ts';
 import { createUndiciTransport } from '../../functions/support/undici-transport.ts';
 import { fetchTransport, type RestTransport } from '../../lib/redis/rest-requester.ts';
 
@@ -13,5 +15,6 @@ export interface TransportKind {
 
 export const transportKinds: readonly TransportKind[] = [
   { name: 'fetch', open: () => ({ transport: fetchTransport, close: async () => {} }) },
+  { name: 'sockets', open: (url) => createSocketTransport(url) },
   { name: 'undici', open: (url) => createUndiciTransport(url) },
 ];

@@ -2,8 +2,8 @@
  * The real service stacks the fault suite breaks, each with the fault proxy on its only path to
  * Redis: the API (buildService, as the entry points wire it) on the Upstash REST adapter through
  * the proxy to the REST front (over the in-memory engine, or forwarding to the real Redis), and on
- * the ioredis TCP adapter through the proxy to the real redis-server. Each REST stack runs on both
- * of the adapter's transports (fetch, and undici's pool as Node uses it). Small deadlines keep the
+ * the ioredis TCP adapter through the proxy to the real redis-server. Each REST stack runs on each
+ * of the adapter's transports (fetch, Node's sockets as Node uses them, undici's pool). Small deadlines keep the
  * suite fast: REDIS_TIMEOUT_MS 500, REQUEST_TIMEOUT_MS 1500 (with 300 ms, a call that normally
  * takes 5-60 ms sometimes missed its deadline on two loaded shared cores).
  */
