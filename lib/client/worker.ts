@@ -111,6 +111,14 @@ export interface WorkerOptions {
    * instead of one each; acks go at once when the worker stops.
    */
   ackLingerMs?: number;
+  /**
+   * How long the next consume waits after one that brought some messages but fewer than asked, in
+   * ms (default 10; 0: at once). Such an answer drained the queue: messages produced one at a time
+   * a few ms apart then share a consume instead of one each (and a long poll's wake-up each). A
+   * consume that brought none, or a full batch, is followed at once, so an idle worker still
+   * wakes as soon as a message arrives.
+   */
+  pollLingerMs?: number;
   /** Aborting it stops the worker as `stop()` does. */
   signal?: AbortSignal;
   /** How long `stop()` lets running handlers finish (default 10 s); then they are aborted and nacked. */
@@ -208,6 +216,12 @@ const ADAPTIVE_BATCH_MAX = 100;
  */
 const DEFAULT_ACK_LINGER_MS = 20;
 
+/**
+ * The default poll linger: with one message per produce request, a worker that consumed again at
+ * once took each message in a consume of its own (bench/client.ts).
+ */
+const DEFAULT_POLL_LINGER_MS = 10;
+
 /** Thrown into a handler's signal when its lease is gone. */
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
@@ -253,6 +267,7 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
   const waitMs = checkInt('waitMs', options.waitMs ?? 5000, CALL_RULES.waitMs.min, CALL_RULES.waitMs.max);
   const graceMs = checkInt('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0, 2 ** 31 - 1);
   const ackLingerMs = checkInt('ackLingerMs', options.ackLingerMs ?? DEFAULT_ACK_LINGER_MS, 0, 60_000);
+  const pollLingerMs = checkInt('pollLingerMs', options.pollLingerMs ?? DEFAULT_POLL_LINGER_MS, 0, 60_000);
   const givenVisibilityTimeoutMs =
     options.visibilityTimeoutMs === undefined
       ? undefined
@@ -572,10 +587,11 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       polling = true;
       let messages: Message[];
       const pollStarted = timers.now();
+      const count = Math.min(batch, room);
       try {
         messages = await group.consume({
           consumer,
-          count: Math.min(batch, room),
+          count,
           waitMs,
           signal: pollController.signal,
         });
@@ -613,6 +629,10 @@ export function createWorker(group: WorkerGroup, handler: Handler, options: Work
       }
       // After stop these stay buffered, and the shutdown gives them back.
       pump();
+      // A short answer drained the queue: let the next messages gather for one consume.
+      if (pollLingerMs > 0 && messages.length > 0 && messages.length < count && !stopping) {
+        await sleep(pollLingerMs, stopController.signal);
+      }
     }
   };
 

@@ -118,6 +118,72 @@ describe('running handlers', () => {
     expect(await runWith(0)).toEqual([1, 1, 1, 1, 1]);
   });
 
+  it('consumes pollLingerMs after a short answer, so messages produced meanwhile share a consume', async () => {
+    const runWith = async (pollLingerMs: number) => {
+      const { q, g } = await setup(`poll-linger-${pollLingerMs}`, []);
+      const fetched: { at: number; count: number }[] = [];
+      let handled = 0;
+      const worker = g.work(
+        () => {
+          handled++;
+        },
+        {
+          pollLingerMs,
+          waitMs: 1000,
+          timers: timers(),
+          onEvent: (e) =>
+            e.type === 'fetched' &&
+            e.ids.length > 0 &&
+            fetched.push({ at: manual.harness.clock.now(), count: e.ids.length }),
+        },
+      );
+      await q.produce([{ body: 0 }]);
+      await until(() => handled === 1);
+      // The clock stands still: produced after the answer of 1 (the worker asked for 10).
+      for (const body of [1, 2, 3, 4]) await q.produce([{ body }]);
+      await manual.timers.until(() => handled === 5, { stepMs: 1 });
+      await settled(worker.stop());
+      expect(await g.pending()).toMatchObject({ pending: 0 });
+      const [first, second] = fetched as [{ at: number }, { at: number; count: number }];
+      return { counts: fetched.map((f) => f.count), gapMs: second.at - first.at };
+    };
+    // The next consume goes 20 ms after the answer of 1 and finds the four; without the linger it
+    // goes at once, finds nothing and its long poll answers when the four arrive (the in-process
+    // service here polls with a 50 ms backoff).
+    expect(await runWith(20)).toEqual({ counts: [1, 4], gapMs: 20 });
+    expect((await runWith(0)).gapMs).not.toBe(20);
+  });
+
+  it('consumes again at once after an answer that brought nothing or a full batch', async () => {
+    const { q, g } = await setup(
+      'poll-linger-full',
+      Array.from({ length: 10 }, (_, i) => i),
+    );
+    const consumedAt: number[] = [];
+    let handled = 0;
+    const worker = g.work(
+      () => {
+        handled++;
+      },
+      {
+        batch: 10,
+        pollLingerMs: 60_000,
+        waitMs: 100,
+        timers: timers(),
+        onEvent: (e) => e.type === 'fetched' && consumedAt.push(manual.harness.clock.now()),
+      },
+    );
+    await until(() => handled === 10);
+    // The full batch of 10 was followed at once by a poll, which times out empty after 100 ms and
+    // polls again: a linger of a minute never started.
+    await until(() => consumedAt.length >= 3);
+    await q.produce([{ body: 'late' }]);
+    await until(() => handled === 11);
+    await settled(worker.stop());
+    const first = consumedAt[0] as number;
+    expect((consumedAt[2] as number) - first).toBeLessThan(1000);
+  });
+
   it('sends a lingering ack at once when stopped', async () => {
     const { g, ids } = await setup('linger-stop', ['only']);
     const acks: string[][] = [];
