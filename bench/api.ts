@@ -73,6 +73,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 16);
+/** Unmeasured seconds of each workload on each server before its timed rounds. */
+const WARMUP_SECONDS = Number(process.env.BENCH_API_WARMUP_SECONDS ?? SECONDS / ROUNDS);
 const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
 const queuePath = '/v1/queues/bench';
 
@@ -234,6 +236,15 @@ async function compare(
   for (const workload of workloads) {
     const sums = new Map<Target, Measured>(sides.map((t) => [t, { requests: 0, seconds: 0, cpuMs: 0 }]));
     const specs = new Map(sides.map((t) => [t, workload.request(t)] as const));
+    // Unmeasured, each server once through this workload first: a fresh server spends its first
+    // seconds compiling (V8's optimising compiler runs on threads of its own, in the process's CPU
+    // time), which is not a cost per request of a server that runs for hours.
+    if (WARMUP_SECONDS > 0) {
+      for (const target of sides) {
+        await workload.prepare?.(target);
+        await measure(target, specs.get(target) as RequestSpec, { seconds: WARMUP_SECONDS });
+      }
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of round % 2 === 0 ? sides : [...sides].reverse()) {
         await workload.prepare?.(target);
@@ -713,7 +724,7 @@ export async function run(): Promise<string> {
   const out: string[] = [
     '## api',
     '',
-    `Command: \`npm run bench -- api\` (BENCH_API_SECONDS=${SECONDS} per route and server, in BENCH_API_ROUNDS=${ROUNDS} interleaved rounds; BENCH_API_CONNECTIONS=${CONNECTIONS}${BASELINE === undefined ? '' : '; BENCH_API_BASELINE, a checkout measured beside this one as "before"'}).`,
+    `Command: \`npm run bench -- api\` (BENCH_API_SECONDS=${SECONDS} per route and server, in BENCH_API_ROUNDS=${ROUNDS} interleaved rounds after BENCH_API_WARMUP_SECONDS=${WARMUP_SECONDS} unmeasured on each server; BENCH_API_CONNECTIONS=${CONNECTIONS}${BASELINE === undefined ? '' : '; BENCH_API_BASELINE, a checkout measured beside this one as "before"'}).`,
     'Each server runs in a process of its own (bench/api/serve.ts, bundled by esbuild as `npm start`',
     'runs); autocannon drives it over HTTP/1.1 keep-alive from the benchmark process. The do-nothing',
     'queue (bench/api/reference-queue.ts) has the same routes and JSON shapes on bare hono +',
