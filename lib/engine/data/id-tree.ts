@@ -96,7 +96,11 @@ abstract class IdNode {
     const num = new Float64Array(this.ns * capacity);
     num.set(this.num.subarray(this.ns * this.start, this.ns * (this.start + this.count)));
     const ref = new Array<unknown>(this.rs * capacity).fill(undefined);
-    for (let j = this.rs * this.start, stop = this.rs * (this.start + this.count), to = 0; j < stop; j++, to++) {
+    for (
+      let j = this.rs * this.start, stop = this.rs * (this.start + this.count), to = 0;
+      j < stop;
+      j++, to++
+    ) {
       ref[to] = this.ref[j];
     }
     this.num = num;
