@@ -11,7 +11,7 @@
  * `npm run start:prod` runs it (the Dockerfile's runtime stage does exactly that).
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { isProgram } from '../functions/support/is-program.ts';
@@ -24,15 +24,21 @@ export const nodeBundle = fileURLToPath(new URL('dist/node.mjs', root));
 /**
  * Bundles `entry` (a Node program or module of this project) into one ES module at `outfile`,
  * with a linked source map, and beside it engine-thread.mjs, the local engine's thread
- * (functions/support/engine-thread.ts starts it from there); resolves with `outfile`. Each file
- * is written beside its place and renamed into it, so a server starting while another build runs
- * (`npm start` twice, test files in parallel) reads a whole bundle, never a half-written one.
+ * (functions/support/engine-thread.ts starts it from there), both from `checkout` (a benchmark's
+ * baseline is another checkout, whose thread speaks its own protocol); resolves with `outfile`.
+ * Each file is written beside its place and renamed into it, so a server starting while another
+ * build runs (`npm start` twice, test files in parallel) reads a whole bundle, never a half-written
+ * one.
  * @example await bundleForNode('functions/node.ts', 'dist/node.mjs')
  */
-export async function bundleForNode(entry: string, outfile: string): Promise<string> {
+export async function bundleForNode(
+  entry: string,
+  outfile: string,
+  checkout: string = fileURLToPath(root),
+): Promise<string> {
   const bundle = (from: string, to: string) =>
     build({
-      entryPoints: [fileURLToPath(new URL(from, root))],
+      entryPoints: [resolve(checkout, from)],
       outfile: to,
       bundle: true,
       platform: 'node',

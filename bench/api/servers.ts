@@ -53,7 +53,7 @@ export async function startServerOf(
 ): Promise<ServerProcess> {
   let bundle = bundled.get(checkout);
   if (bundle === undefined) {
-    bundle = bundleForNode(join(checkout, 'bench/api/serve.ts'), join(checkout, 'dist/bench-serve.mjs'));
+    bundle = bundleForNode('bench/api/serve.ts', join(checkout, 'dist/bench-serve.mjs'), checkout);
     bundled.set(checkout, bundle);
   }
   const child: ChildProcess = spawn(process.execPath, ['--enable-source-maps', await bundle, kind, ...args], {

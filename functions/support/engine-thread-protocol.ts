@@ -11,29 +11,39 @@ export interface EngineThreadData {
   readonly dataFile: string | undefined;
 }
 
-/** A command for the engine: a script call (answered at once) or a blocking read. */
-export interface EngineCall {
-  readonly id: number;
-  readonly argv: readonly string[];
-  /** A blocking read: answered when data arrives, its time passes or it is cancelled. */
-  readonly blocking?: true;
+/**
+ * The calls of one tick, as parallel arrays: call i has id `ids[i]` and runs `argvs[i]`, or, where
+ * that is null, withdraws the blocking read with that id (as a Redis client that disconnects while
+ * blocked). `blocking` lists the ids of blocking reads, answered when data arrives, their time
+ * passes or they are withdrawn; every other call is a script call, answered at once. Arrays
+ * rather than an object per call: a structured clone writes each object's property names.
+ */
+export interface EngineCalls {
+  readonly ids: readonly number[];
+  readonly argvs: readonly (readonly string[] | null)[];
+  readonly blocking?: readonly number[];
 }
 
-/** Withdraws a blocking read, as a Redis client that disconnects while blocked. */
-export interface EngineCancel {
-  readonly id: number;
-  readonly cancel: true;
+export type ToEngine = { readonly calls: EngineCalls } | { readonly close: true };
+
+/** Why a call failed; `reply`: Redis answered with this error (RedisReplyError), else the engine failed. */
+export interface EngineFailure {
+  /** The index of the failed call in `ids` (its value there is null). */
+  readonly at: number;
+  readonly error: string;
+  readonly reply: boolean;
 }
 
-export type ToEngine = { readonly calls: readonly (EngineCall | EngineCancel)[] } | { readonly close: true };
-
-export type EngineAnswer =
-  | { readonly id: number; readonly value: RedisValue }
-  /** `reply`: Redis answered with this error (RedisReplyError); else the engine failed. */
-  | { readonly id: number; readonly error: string; readonly reply: boolean };
+/** Answers, as parallel arrays: call `ids[i]` answered `values[i]`, but for those in `failures`. */
+export interface EngineAnswers {
+  readonly ids: readonly number[];
+  readonly values: readonly RedisValue[];
+  /** In the order of `at`; absent when every call succeeded. */
+  readonly failures?: readonly EngineFailure[];
+}
 
 export type FromEngine =
   | { readonly ready: true; readonly replayed: number }
   | { readonly failed: string }
-  | { readonly answers: readonly EngineAnswer[] }
+  | { readonly answers: EngineAnswers }
   | { readonly closed: true };

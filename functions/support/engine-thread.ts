@@ -19,13 +19,7 @@ import {
   RedisUnavailableError,
   type RedisValue,
 } from '../../lib/redis/client.ts';
-import type {
-  EngineCall,
-  EngineCancel,
-  EngineThreadData,
-  FromEngine,
-  ToEngine,
-} from './engine-thread-protocol.ts';
+import type { EngineThreadData, FromEngine, ToEngine } from './engine-thread-protocol.ts';
 
 export interface EngineThread {
   readonly redis: RedisClient;
@@ -82,7 +76,12 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
   let nextId = 0;
   let replayed = 0;
   let down: Error | undefined;
-  let batch: (EngineCall | EngineCancel)[] | undefined;
+  /** The calls of this tick, not yet sent. */
+  let ids: number[] = [];
+  let argvs: (readonly string[] | null)[] = [];
+  let blocking: number[] | undefined;
+  /** Blocking reads waiting (they may wait long, so they do not count as the engine being busy). */
+  const blockingIds = new Set<number>();
 
   /** Fails every call still waiting, and every call from now on. */
   const fail = (error: Error) => {
@@ -103,14 +102,24 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
 
   worker.on('message', (message: FromEngine) => {
     if ('answers' in message) {
-      for (const answer of message.answers) {
-        const call = pending.get(answer.id);
+      const answered = message.answers;
+      const { values, failures } = answered;
+      let nextFailure = 0;
+      for (let i = 0; i < answered.ids.length; i++) {
+        const id = answered.ids[i]!;
+        const failure = failures?.[nextFailure];
+        const failed = failure !== undefined && failure.at === i;
+        if (failed) nextFailure++;
+        const call = pending.get(id);
         if (call === undefined) continue;
-        pending.delete(answer.id);
-        if ('value' in answer) call.resolve(answer.value);
-        else if (answer.reply) call.reject(new RedisReplyError(answer.error));
-        else call.reject(new Error(`The local engine failed: ${answer.error}`));
+        pending.delete(id);
+        blockingIds.delete(id);
+        if (!failed) call.resolve(values[i] ?? null);
+        else if (failure.reply) call.reject(new RedisReplyError(failure.error));
+        else call.reject(new Error(`The local engine failed: ${failure.error}`));
       }
+      // The engine has just finished what it had: the calls held back meanwhile go now.
+      flush();
     } else if ('ready' in message) {
       replayed = message.replayed;
       started();
@@ -135,19 +144,30 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
     fail(stopped);
   });
 
-  const post = (item: EngineCall | EngineCancel) => {
-    if (batch === undefined) {
-      batch = [];
-      queueMicrotask(() => {
-        const calls = batch ?? [];
-        batch = undefined;
-        worker.postMessage({ calls } satisfies ToEngine);
-      });
+  /** Sends the calls of this tick in one message (see engine-thread-protocol.ts). */
+  const flush = () => {
+    if (ids.length === 0) return;
+    const calls = blocking === undefined ? { ids, argvs } : { ids, argvs, blocking };
+    ids = [];
+    argvs = [];
+    blocking = undefined;
+    worker.postMessage({ calls } satisfies ToEngine);
+  };
+  /**
+   * A batch goes at the end of this tick when the engine has nothing else to run; while script
+   * calls are in flight it waits for their answers (or the end of the event loop's turn, whichever
+   * comes first) and takes in the calls that arrive meanwhile: one message for many requests.
+   */
+  const post = (id: number, argv: readonly string[] | null) => {
+    if (ids.length === 0) {
+      if (pending.size - blockingIds.size > 1) setImmediate(flush);
+      else queueMicrotask(flush);
     }
-    batch.push(item);
+    ids.push(id);
+    argvs.push(argv);
   };
 
-  const call = (argv: string[], blocking: boolean): { id: number; answer: Promise<RedisValue> } => {
+  const call = (argv: string[], isBlocking: boolean): { id: number; answer: Promise<RedisValue> } => {
     const id = nextId++;
     const answer = new Promise<RedisValue>((resolve, reject) => {
       if (down !== undefined) {
@@ -155,7 +175,12 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
         return;
       }
       pending.set(id, { resolve, reject });
-      post(blocking ? { id, argv, blocking: true } : { id, argv });
+      if (isBlocking) {
+        blocking ??= [];
+        blocking.push(id);
+        blockingIds.add(id);
+      }
+      post(id, argv);
     });
     return { id, answer };
   };
@@ -167,7 +192,7 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
     async blockingRead(keys, ids, blockMs, callOptions) {
       const signal = callOptions?.signal;
       const { id, answer } = call(blockingReadArgv(keys, ids, blockMs), true);
-      const withdraw = () => post({ id, cancel: true });
+      const withdraw = () => post(id, null);
       if (signal?.aborted === true) withdraw();
       else signal?.addEventListener('abort', withdraw, { once: true });
       try {

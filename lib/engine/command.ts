@@ -23,9 +23,10 @@ export interface EngineServices {
   /**
    * Runs `redis.call(...argv)` for a script, inside the current atomic step and at the script's
    * `now`. Answers with the error a script sees for a command it may not run: an unknown one, one
-   * refused inside scripts, or a write when `readOnly` (EVAL_RO, `no-writes`).
+   * refused inside scripts, or a write when `readOnly` (EVAL_RO, `no-writes`). Plain parameters:
+   * this runs for every command a script calls.
    */
-  callFromScript(argv: readonly string[], options: { now: number; readOnly: boolean }): Reply;
+  callFromScript(argv: readonly string[], now: number, readOnly: boolean): Reply;
   /** How this engine runs scripts (`EngineOptions.scripting` over the defaults). */
   readonly scripting: ScriptingOptions;
   /** Per-engine state owned by a command family (for example the script cache), created on demand. */

@@ -117,7 +117,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     // One resolution decides both whether the script may run argv and what runs. A read-only
     // script is refused a write before its arguments are counted (a write with the wrong arity
     // answers as a refused write).
-    callFromScript: (argv, { now, readOnly }) => {
+    callFromScript: (argv, now, readOnly) => {
       const known = lookup(argv[0] ?? '');
       if (known === undefined) return new RedisError('ERR Unknown Redis command called from script');
       const resolved = resolveArguments(known, argv);

@@ -27,10 +27,11 @@ function hset(name: string, reply: (added: number) => Reply): CommandSpec {
       if (argv.length % 2 !== 0) fail(Errors.arity(name));
       const hash = writableHash(ctx, argv[1] ?? '');
       let added = 0;
+      // The size tells a new field from a replaced one: one lookup per field instead of two.
       for (let i = 2; i < argv.length; i += 2) {
-        const field = argv[i] ?? '';
-        if (!hash.has(field)) added++;
-        hash.set(field, argv[i + 1] ?? '');
+        const size = hash.size;
+        hash.set(argv[i] ?? '', argv[i + 1] ?? '');
+        added += hash.size - size;
       }
       return reply(added);
     },

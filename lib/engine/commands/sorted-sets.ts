@@ -65,7 +65,7 @@ function zadd(ctx: CommandContext, argv: readonly string[], incrCommand: boolean
     const current = zset.score(member);
     if (current === undefined) {
       if (flags.xx) continue;
-      zset.set(member, given);
+      zset.place(member, given, undefined);
       added++;
       result = given;
       continue;
@@ -76,7 +76,7 @@ function zadd(ctx: CommandContext, argv: readonly string[], incrCommand: boolean
     if ((flags.lt && score >= current) || (flags.gt && score <= current)) continue;
     result = score;
     if (score !== current) {
-      zset.set(member, score);
+      zset.place(member, score, current);
       updated++;
     }
   }

@@ -2,7 +2,8 @@
  * An ordered map from id keys to values, purpose-built for stream ids: a B+ tree whose nodes keep
  * each key's halves as float64 numbers in a typed array beside the key strings. A descent compares
  * numbers read from one contiguous array per node instead of dereferencing a key string per
- * probe, and no operation allocates except a node split. Halves at or below 2^53 are exact;
+ * probe, and no operation allocates except a node split and a tree's first leaf growing (it
+ * starts with room for FIRST_LEAF keys: a consumer's PEL is one per consumer and mostly small). Halves at or below 2^53 are exact;
  * above that a tie on the rounded numbers falls back to comparing the key strings, so the order is
  * always exactly the keys' string order. Deleting never merges nodes: an emptied node leaves its
  * parent, which keeps every separator a lower bound of its subtree.
@@ -29,6 +30,8 @@
 import { decimal, formatKey, type IdKey, keyMs, keySeq } from './stream-id.ts';
 
 const MAX_KEYS = 64;
+/** Slots of a new tree's only leaf; it grows fourfold when full, up to MAX_KEYS, before it splits. */
+const FIRST_LEAF = 8;
 const HALF = MAX_KEYS >> 1;
 const SAFE = Number.MAX_SAFE_INTEGER;
 /** Record leaves: numbers per slot (ms, seq, delivery time, delivery count, owner). */
@@ -67,9 +70,9 @@ abstract class IdNode {
    */
   start = 0;
   /** Per slot i: ms at ns·i, seq at ns·i + 1, then (record leaves) time, count, owner. */
-  readonly num: Float64Array;
+  num: Float64Array;
   /** Per slot i, from rs·i: the key string unless ko < 0, the value or child unless vo < 0. */
-  readonly ref: unknown[];
+  ref: unknown[];
 
   constructor(
     /** Numbers per slot. */
@@ -80,9 +83,30 @@ abstract class IdNode {
     readonly ko: number,
     /** Offset of the value (or child) in a slot's references; -1: no value. */
     readonly vo: number,
+    /** Slots the arrays have room for: MAX_KEYS but in a new tree's first leaf. */
+    public capacity: number,
   ) {
-    this.num = new Float64Array(ns * MAX_KEYS);
-    this.ref = new Array<unknown>(rs * MAX_KEYS).fill(undefined);
+    this.num = new Float64Array(ns * capacity);
+    this.ref = new Array<unknown>(rs * capacity).fill(undefined);
+  }
+
+  /** Makes room for more slots (up to MAX_KEYS), the used ones moved to the arrays' start. */
+  private grow(): void {
+    const capacity = Math.min(this.capacity * 4, MAX_KEYS);
+    const num = new Float64Array(this.ns * capacity);
+    num.set(this.num.subarray(this.ns * this.start, this.ns * (this.start + this.count)));
+    const ref = new Array<unknown>(this.rs * capacity).fill(undefined);
+    for (
+      let j = this.rs * this.start, stop = this.rs * (this.start + this.count), to = 0;
+      j < stop;
+      j++, to++
+    ) {
+      ref[to] = this.ref[j];
+    }
+    this.num = num;
+    this.ref = ref;
+    this.start = 0;
+    this.capacity = capacity;
   }
 
   key(i: number): IdKey {
@@ -150,8 +174,9 @@ abstract class IdNode {
   /** Opens slot `i`, moving the shorter side of it by one; count grows by one. Needs count < 64. */
   protected openSlot(i: number): void {
     const n = this.count;
+    if (n === this.capacity) this.grow();
     const s = this.start;
-    if (s > 0 && (i < n - i || s + n === MAX_KEYS)) {
+    if (s > 0 && (i < n - i || s + n === this.capacity)) {
       this.moveSlots(s - 1, s, i);
       this.start = s - 1;
     } else {
@@ -210,10 +235,10 @@ class Leaf<V> extends IdNode {
 
   readonly kind: TreeKind;
 
-  constructor(kind: TreeKind) {
+  constructor(kind: TreeKind, capacity = MAX_KEYS) {
     const record = kind === RECORD_TREE;
     const set = kind === SET_TREE;
-    super(record ? RNS : 2, set ? 1 : 2, record ? -1 : 0, record ? 0 : set ? -1 : 1);
+    super(record ? RNS : 2, set ? 1 : 2, record ? -1 : 0, record ? 0 : set ? -1 : 1, capacity);
     this.kind = kind;
   }
 
@@ -260,7 +285,7 @@ class Leaf<V> extends IdNode {
 
 class Inner<V> extends IdNode {
   constructor() {
-    super(2, 2, 0, 1);
+    super(2, 2, 0, 1, MAX_KEYS);
   }
 
   child(i: number): Inner<V> | Leaf<V> {
@@ -397,7 +422,7 @@ export class IdTree<V> {
   size = 0;
 
   constructor(private readonly kind: TreeKind = PLAIN_TREE) {
-    const leaf = new Leaf<V>(kind);
+    const leaf = new Leaf<V>(kind, FIRST_LEAF);
     this.root = leaf;
     this.first = leaf;
     this.last = leaf;
@@ -629,7 +654,7 @@ export class IdTree<V> {
       if (parent.count > 0) break;
     }
     if (this.size === 0) {
-      const empty = new Leaf<V>(this.kind);
+      const empty = new Leaf<V>(this.kind, FIRST_LEAF);
       this.root = empty;
       this.first = empty;
       this.last = empty;

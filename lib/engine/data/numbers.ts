@@ -13,9 +13,29 @@ const INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
  * or undefined.
  */
 export function parseInt64(text: string): bigint | undefined {
+  const small = shortInteger(text, true);
+  if (small !== undefined) return BigInt(small);
   if (text.length === 0 || text.length > 20 || !INTEGER.test(text)) return undefined;
   const value = BigInt(text);
   return value > INT64_MAX || value < INT64_MIN ? undefined : value;
+}
+
+/**
+ * `text` as a number when it is an optional `-` and 1 to 15 digits (always exact as a double), and
+ * `strict` rules out what string2ll refuses (leading zeros, `-0`); undefined otherwise, for the
+ * full parse to decide. Arguments are mostly such small integers (counts, times, scores), and a
+ * loop over their characters costs less than the regular expressions.
+ */
+function shortInteger(text: string, strict: boolean): number | undefined {
+  const length = text.length;
+  const sign = text.charCodeAt(0) === 45 ? 1 : 0;
+  if (length === sign || length - sign > 15) return undefined;
+  if (strict && text.charCodeAt(sign) === 48 && length > 1) return undefined;
+  for (let j = sign; j < length; j++) {
+    const code = text.charCodeAt(j);
+    if (code < 48 || code > 57) return undefined;
+  }
+  return Number(text);
 }
 
 const SPACE = /^[ \t\n\v\f\r]*/;
@@ -60,6 +80,8 @@ export function strtod(text: string): StrtodResult {
 
 /** A double argument as Redis' getDoubleFromObject accepts it (ZADD scores, ZINCRBY), or undefined. */
 export function parseDouble(text: string): number | undefined {
+  const small = shortInteger(text, false);
+  if (small !== undefined) return small;
   if (text.length === 0 || SPACE.exec(text)?.[0] !== '') return undefined;
   const { value, end, range } = strtod(text);
   if (end !== text.length || range || Number.isNaN(value)) return undefined;
@@ -72,6 +94,8 @@ export function formatDouble(value: number): string {
   if (value === Number.NEGATIVE_INFINITY) return '-inf';
   if (Number.isNaN(value)) return 'nan';
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  // Up to 2^53 an integer has at most 16 digits, which %.17g prints exactly, as JS does.
+  if (Number.isSafeInteger(value)) return String(value);
   const sign = value < 0 ? '-' : '';
   const { digits, exponent } = significantDigits(Math.abs(value));
   const trimmed = digits.replace(/0+$/, '');

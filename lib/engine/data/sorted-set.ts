@@ -68,7 +68,11 @@ export class SortedSet {
 
   /** Adds or moves `member`; true when it was new. */
   set(member: string, score: number): boolean {
-    const current = this.scores.get(member);
+    return this.place(member, score, this.scores.get(member));
+  }
+
+  /** `set` for a member whose score the caller just read (`current`; undefined: not a member). */
+  place(member: string, score: number, current: number | undefined): boolean {
     if (current === undefined && this.compact) {
       const tooLong =
         member.length > COMPACT_MAX_VALUE_BYTES / 3 && utf8.encode(member).length > COMPACT_MAX_VALUE_BYTES;

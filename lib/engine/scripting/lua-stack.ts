@@ -61,8 +61,12 @@ export const REGISTRY_INDEX = -1_001_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Strings up to this many bytes cross by a byte loop when ASCII: cheaper than a codec call. */
+/** Strings up to this many bytes are written by a byte loop when ASCII, and remembered when read. */
 const SHORT_STRING = 64;
+/** ASCII strings up to this many bytes are read by joining characters: cheaper than the decoder. */
+const TINY_STRING = 12;
+/** Slots of `readString`'s memo, one address each (by the address' bits above the alignment). */
+const RECENT_SLOTS = 4096;
 
 const smallIntegers: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
 
@@ -94,6 +98,9 @@ export class LuaStack {
   private scratch = 0;
   private scratchSize = 0;
   private readonly lengthPointer: number;
+  /** The address and ASCII string last read in each slot of the memo (see `readString`). */
+  private readonly recentAt = new Int32Array(RECENT_SLOTS);
+  private readonly recentText: string[] = new Array<string>(RECENT_SLOTS).fill('');
 
   /** `exports`: the instance's own functions, called instead of the module's wrapped ones. */
   constructor(wasm: LuaWasm, exports?: Readonly<Record<string, unknown>>) {
@@ -136,23 +143,43 @@ export class LuaStack {
     this.raw._lua_pushlstring(L, pointer, written);
   }
 
-  /** The string (or number, converted by Lua) at `index`, decoded from UTF-8. */
+  /**
+   * The string (or number, converted by Lua) at `index`, decoded from UTF-8.
+   *
+   * Scripts hand the same short strings over and over (command names, key names, field names):
+   * Lua interns them, so they sit at the same address from one call to the next. The last ASCII
+   * string read at an address is kept (one per slot of a small table) and handed back when the bytes there still spell it,
+   * which costs a compare instead of a new string, and gives the engine the same string object
+   * each time (its hash already computed for the keyspace's and hashes' Map lookups). The compare
+   * is of every byte, so a string freed and another allocated at its address is never mistaken.
+   */
   readString(L: number, index: number): string {
     const pointer = this.raw._lua_tolstring(L, index, this.lengthPointer);
     if (pointer === 0) return '';
     const length = this.raw.HEAPU32[this.lengthPointer >>> 2]!;
     const heap = this.raw.HEAPU8;
-    if (length <= SHORT_STRING) {
-      let text = '';
+    if (length > SHORT_STRING) return decoder.decode(heap.subarray(pointer, pointer + length));
+    const slot = (pointer >>> 3) & (RECENT_SLOTS - 1);
+    const known = this.recentText[slot]!;
+    if (this.recentAt[slot] === pointer && known.length === length) {
       let i = 0;
-      for (; i < length; i++) {
-        const byte = heap[pointer + i]!;
-        if (byte >= 0x80) break;
-        text += String.fromCharCode(byte);
-      }
-      if (i === length) return text;
+      while (i < length && heap[pointer + i] === known.charCodeAt(i)) i++;
+      if (i === length) return known;
     }
-    return decoder.decode(heap.subarray(pointer, pointer + length));
+    let i = 0;
+    while (i < length && heap[pointer + i]! < 0x80) i++;
+    if (i < length) return decoder.decode(heap.subarray(pointer, pointer + length));
+    let text: string;
+    if (length <= TINY_STRING) {
+      // A few characters are cheaper to join than to hand to the decoder.
+      text = '';
+      for (let j = 0; j < length; j++) text += String.fromCharCode(heap[pointer + j]!);
+    } else {
+      text = decoder.decode(heap.subarray(pointer, pointer + length));
+    }
+    this.recentAt[slot] = pointer;
+    this.recentText[slot] = text;
+    return text;
   }
 
   /** Raw bytes of the string at `index` (copied, since Lua may move or free its memory). */

@@ -4,12 +4,18 @@
  * (which appends ".0" to integral floats) would differ from Redis' Lua 5.1.
  */
 
+/** Per precision p, the bound under which integers print exactly with p significant digits. */
+const EXACT_BELOW = Array.from({ length: 18 }, (_, p) => Math.min(10 ** p, 2 ** 53));
+
 /** Formats `value` like printf("%.<precision>g"). */
 export function formatG(value: number, precision: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (value === Number.POSITIVE_INFINITY) return 'inf';
   if (value === Number.NEGATIVE_INFINITY) return '-inf';
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  // An integer of at most `precision` digits prints as itself (scripts pass times and counts).
+  // Past 2^53 JS prints the shortest text that reads back, not the exact digits C prints.
+  if (Number.isSafeInteger(value) && Math.abs(value) < (EXACT_BELOW[precision] ?? 0)) return String(value);
   const exponential = value.toExponential(precision - 1);
   const [mantissa = '', exponentText = '0'] = exponential.split('e');
   const exponent = Number(exponentText);

@@ -133,7 +133,7 @@ function callFromScript(stack: LuaStack, L: number, run: ScriptRun): Reply {
     else if (type === LuaType.string) argv.push(stack.readString(L, i));
     else return new RedisError('ERR Lua redis lib command arguments must be strings or integers');
   }
-  return run.ctx.services.callFromScript(argv, { now: run.ctx.now, readOnly: run.readOnly });
+  return run.ctx.services.callFromScript(argv, run.ctx.now, run.readOnly);
 }
 
 const closer = new FinalizationRegistry<number>((L) => {

@@ -1,9 +1,10 @@
 /**
  * The local engine on its own thread (functions/support/engine-thread.ts), as `npm start` runs it:
- * script calls answered in order and batched, Redis' error replies as RedisReplyError, a blocking
- * read woken by a write and one withdrawn on the engine when its caller gives up, the data file
- * replayed by a new thread, a start that fails (the data file unreadable) reported by `ready` and
- * by every call, and calls failing once the thread is closed.
+ * script calls answered in order and batched, Redis' error replies as RedisReplyError (each to its
+ * own call in a batch that mixes them with values), a blocking read woken by a write and one
+ * withdrawn on the engine when its caller gives up, the data file replayed by a new thread, a start
+ * that fails (the data file unreadable) reported by `ready` and by every call, and calls failing
+ * once the thread is closed.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,6 +47,25 @@ describe('the local engine on a thread of its own', () => {
     await expect(noScript).rejects.toThrow(/^NOSCRIPT/);
     await expect(redis.eval("return redis.error_reply('ERR custom')", [], [])).rejects.toThrow(
       new RedisReplyError('ERR custom'),
+    );
+  });
+
+  it('answers each call of a batch that mixes error replies and values with its own', async () => {
+    const { redis, ready } = start();
+    await ready;
+    const calls = Array.from({ length: 9 }, (_, i) =>
+      i % 3 === 1
+        ? redis.eval(`return redis.error_reply('ERR call ${i}')`, [], [])
+        : redis.eval('return ARGV[1]', [], [`value ${i}`]),
+    );
+    const settled = await Promise.allSettled(calls);
+    expect(
+      settled.map((result) =>
+        result.status === 'fulfilled' ? result.value : (result.reason as Error).message,
+      ),
+    ).toEqual(Array.from({ length: 9 }, (_, i) => (i % 3 === 1 ? `ERR call ${i}` : `value ${i}`)));
+    expect(settled.filter((result) => result.status === 'rejected').map((result) => result.reason)).toEqual(
+      Array.from({ length: 3 }, () => expect.any(RedisReplyError)),
     );
   });
 
