@@ -3,7 +3,6 @@
  * tokens, a Redis health probe, limits, a logger. Entry points (functions/*) read the environment
  * and call `createApp`; nothing here knows which runtime it is in.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
@@ -21,6 +20,7 @@ import { createCors } from './cors.ts';
 import { renderDocs } from './docs.ts';
 import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
+import { FusedOpenAPIHono } from './fused-routes.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { acceptBody, type BodyRules } from './request-body.ts';
@@ -195,7 +195,7 @@ export function createApp(options: AppOptions): ApiApp {
     metrics,
   };
 
-  const app: ApiApp = new OpenAPIHono<ApiEnv>({
+  const app: ApiApp = new FusedOpenAPIHono({
     defaultHook: (result) => {
       if (!result.success) {
         throw new ApiError(QueueErrorCode.invalidArgument, 'Request validation failed', {

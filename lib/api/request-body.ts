@@ -37,9 +37,27 @@ function timedOut(timeoutMs: number): ApiError {
   );
 }
 
-/** hono keeps each body reading as a promise in bodyCache (its type says the value itself). */
+const TEXT: unique symbol = Symbol('the body text read');
+type WithText = Ctx['req'] & { [TEXT]?: string };
+
+/**
+ * Hands the body's text to hono's cache, where `c.req.text()` and `c.req.json()` find it (each
+ * reading is kept there as a promise; its type says the value itself), and keeps it beside as
+ * the text itself, which the fused route checks (fused-routes.ts) read without awaiting.
+ */
 function cacheText(c: Ctx, text: string): void {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  (c.req as WithText)[TEXT] = text;
+}
+
+/** The body's text when this module read it (what `c.req.text()` resolves to), else undefined. */
+export function bodyTextOf(c: Ctx): string | undefined {
+  return (c.req as WithText)[TEXT];
+}
+
+/** Replaces the body's text as the routes' validators will read it (an empty body as `{}`). */
+export function replaceBodyText(c: Ctx, text: string): void {
+  cacheText(c, text);
 }
 
 function settle(c: Ctx, body: ReadBody, limit: number, timeoutMs: number): void {
