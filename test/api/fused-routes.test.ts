@@ -73,7 +73,6 @@ const contentTypes = [
   'application/json',
   'application/json; charset=utf-8',
   'APPLICATION/JSON',
-  'application/json;charset="x"',
   'application/vnd.api+json',
   'text/plain',
   '',
@@ -82,19 +81,15 @@ const contentTypes = [
 const bodies = [
   undefined,
   '',
-  ' ',
   '{}',
   '\uFEFF{}',
   'null',
   '[]',
   '{',
   '{"consumer":"c","count":2}',
-  '{"consumer":"c","count":0}',
   '{"messages":[{"body":{"n":1}}]}',
   '{"messages":[{"body":1,"groupKey":"k","dedupId":"d"}]}',
-  '{"messages":[]}',
   '{"ids":["1-0"]}',
-  '{"ids":[]}',
   '{"start":"0"}',
   '{"consumer":"c","minIdleMs":0}',
   '{"all":true}',
@@ -124,7 +119,7 @@ describe('fused routes', () => {
         await same(method, path, { token, body: method === 'GET' ? undefined : '{}' });
     }
     expect(fused.snapshot()).toBe(chained.snapshot());
-  });
+  }, 120_000);
 
   it('answer any path, query and body alike', async () => {
     const { fused, chained } = await pair();
@@ -168,5 +163,5 @@ describe('fused routes', () => {
       { numRuns: 300 },
     );
     expect(fused.snapshot()).toBe(chained.snapshot());
-  });
+  }, 60_000);
 });
