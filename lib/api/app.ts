@@ -3,7 +3,6 @@
  * tokens, a Redis health probe, limits, a logger. Entry points (functions/*) read the environment
  * and call `createApp`; nothing here knows which runtime it is in.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
@@ -21,6 +20,7 @@ import { createCors } from './cors.ts';
 import { renderDocs } from './docs.ts';
 import { createDocument } from './document.ts';
 import { ApiError, ApiErrorCode, type ErrorCode, envelope, isErrorCode, statusByCode } from './errors.ts';
+import { FusedOpenAPIHono } from './fused-routes.ts';
 import { timerSleep } from './long-poll.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { acceptBody, type BodyRules } from './request-body.ts';
@@ -67,6 +67,8 @@ export const consoleLogger: Logger = {
 };
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+/** The paths hono's `/v1/*` matches: `/v1` itself and everything under `/v1/`. */
+const underV1 = (path: string): boolean => path === '/v1' || path.startsWith('/v1/');
 const noScopes: ReadonlySet<never> = new Set();
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 /** application/json, with parameters (a charset) or none. */
@@ -195,7 +197,7 @@ export function createApp(options: AppOptions): ApiApp {
     metrics,
   };
 
-  const app: ApiApp = new OpenAPIHono<ApiEnv>({
+  const app: ApiApp = new FusedOpenAPIHono({
     defaultHook: (result) => {
       if (!result.success) {
         throw new ApiError(QueueErrorCode.invalidArgument, 'Request validation failed', {
@@ -273,7 +275,8 @@ export function createApp(options: AppOptions): ApiApp {
         () => c.req.raw.signal,
         (budget) => {
           c.set('budget', budget);
-          return next();
+          // Without CORS, the /v1 checks run here rather than as a middleware of their own.
+          return inlineV1 && underV1(c.req.path) ? guardV1(c, next) : next();
         },
       );
     } catch (error) {
@@ -296,9 +299,11 @@ export function createApp(options: AppOptions): ApiApp {
   });
 
   // Before the token check: a browser's preflight carries no token.
-  if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
-    app.use('*', createCors(options.corsOrigins));
-  }
+  const cors = options.corsOrigins !== undefined && options.corsOrigins.length > 0;
+  if (cors) app.use('*', createCors(options.corsOrigins ?? []));
+  // With no CORS middleware between them, the outermost middleware runs the /v1 checks itself:
+  // one async step less per request in hono's chain.
+  const inlineV1 = !cors;
 
   // Authenticate before reading any body: an anonymous client gets 401, not a parse error.
   const authenticate = (c: Context<ApiEnv>): void => {
@@ -332,7 +337,7 @@ export function createApp(options: AppOptions): ApiApp {
   };
   // One middleware for what every /v1 request passes, in this order: the token (401), the body,
   // read only now (413 over its size, 408 when it does not arrive in time), its media type (415).
-  app.use('/v1/*', async (c, next) => {
+  const guardV1 = async (c: Context<ApiEnv>, next: () => Promise<void>): Promise<void> => {
     authenticate(c);
     const reading = acceptBody(c, bodyRules);
     if (reading !== undefined) {
@@ -342,7 +347,8 @@ export function createApp(options: AppOptions): ApiApp {
     }
     checkMediaType(c);
     await next();
-  });
+  };
+  if (!inlineV1) app.use('/v1/*', guardV1);
   app.use('/metrics', async (c, next) => {
     authenticate(c);
     await next();

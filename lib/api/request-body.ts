@@ -13,6 +13,9 @@ import type { MiddlewareHandler } from 'hono';
 import { utf8Length } from '../queue/validate.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError, ApiErrorCode } from './errors.ts';
+import { LATE, lateOnBudget, type RequestBudget } from './request-budget.ts';
+
+type TimeBound = { late: Promise<typeof LATE>; cancel: () => void };
 
 /** A body an entry point read: its text, or that it was over the limit, or did not come in time. */
 export type ReadBody = { text: string } | { tooLarge: true } | { timedOut: true };
@@ -37,9 +40,27 @@ function timedOut(timeoutMs: number): ApiError {
   );
 }
 
-/** hono keeps each body reading as a promise in bodyCache (its type says the value itself). */
+const TEXT: unique symbol = Symbol('the body text read');
+type WithText = Ctx['req'] & { [TEXT]?: string };
+
+/**
+ * Hands the body's text to hono's cache, where `c.req.text()` and `c.req.json()` find it (each
+ * reading is kept there as a promise; its type says the value itself), and keeps it beside as
+ * the text itself, which the fused route checks (fused-routes.ts) read without awaiting.
+ */
 function cacheText(c: Ctx, text: string): void {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  (c.req as WithText)[TEXT] = text;
+}
+
+/** The body's text when this module read it (what `c.req.text()` resolves to), else undefined. */
+export function bodyTextOf(c: Ctx): string | undefined {
+  return (c.req as WithText)[TEXT];
+}
+
+/** Replaces the body's text as the routes' validators will read it (an empty body as `{}`). */
+export function replaceBodyText(c: Ctx, text: string): void {
+  cacheText(c, text);
 }
 
 function settle(c: Ctx, body: ReadBody, limit: number, timeoutMs: number): void {
@@ -72,12 +93,24 @@ export function acceptBody(c: Ctx, rules: BodyRules): Promise<void> | undefined 
   if (framed && Number(length) > rules.limitBytes) throw tooLarge(rules.limitBytes);
   const stream = c.req.raw.body;
   if (stream === null) return undefined;
-  const reading = framed ? readFramed(c.req.raw, rules) : readStream(stream, rules);
+  const bound = timeBound(c, rules.timeoutMs);
+  const reading = framed ? readFramed(c.req.raw, rules, bound) : readStream(stream, rules, bound);
   return reading.then((body) => settle(c, body, rules.limitBytes, rules.timeoutMs));
 }
 
-/** What the time bound resolves to (no text can be it). */
-const LATE: unique symbol = Symbol('late');
+/**
+ * The body's time bound: LATE `timeoutMs` from now. On the request's budget's timer when there is
+ * one (lib/api/request-budget.ts: one timer per request), else on a timer of its own.
+ */
+function timeBound(c: Ctx, timeoutMs: number): { late: Promise<typeof LATE>; cancel: () => void } {
+  const shared = lateOnBudget(c.get('budget') as RequestBudget | undefined, timeoutMs);
+  if (shared !== undefined) return shared;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), timeoutMs);
+  });
+  return { late, cancel: () => clearTimeout(timer) };
+}
 
 /**
  * A body whose Content-Length is within the limit, read by the runtime in one call (`text()`)
@@ -85,16 +118,12 @@ const LATE: unique symbol = Symbol('late');
  * in the Worker (issue 27's profile). The length is checked again on the text, for a Request made
  * in code, whose header nothing holds to its body.
  */
-async function readFramed(request: Request, rules: BodyRules): Promise<ReadBody> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<typeof LATE>((resolve) => {
-    timer = setTimeout(() => resolve(LATE), rules.timeoutMs);
-  });
+async function readFramed(request: Request, rules: BodyRules, bound: TimeBound): Promise<ReadBody> {
   const reading = request.text();
   // A stream that fails after the time is up fails unheard.
   reading.catch(() => undefined);
   try {
-    const text = await Promise.race([reading, late]);
+    const text = await Promise.race([reading, bound.late]);
     if (text === LATE) {
       // The stream is text()'s now; the runtime drops it with the request.
       return { timedOut: true };
@@ -104,23 +133,23 @@ async function readFramed(request: Request, rules: BodyRules): Promise<ReadBody>
     if (text.length * 3 > rules.limitBytes && utf8Length(text) > rules.limitBytes) return { tooLarge: true };
     return { text };
   } finally {
-    clearTimeout(timer);
+    bound.cancel();
   }
 }
 
 /** Reads a web stream whole, within the limit and the time bound. */
-async function readStream(stream: ReadableStream<Uint8Array>, rules: BodyRules): Promise<ReadBody> {
+async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  rules: BodyRules,
+  bound: TimeBound,
+): Promise<ReadBody> {
   const reader = stream.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), rules.timeoutMs);
-  });
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), late]);
-      if (next === 'late') {
+      const next = await Promise.race([reader.read(), bound.late]);
+      if (next === LATE) {
         reader.cancel().catch(() => undefined);
         return { timedOut: true };
       }
@@ -133,7 +162,7 @@ async function readStream(stream: ReadableStream<Uint8Array>, rules: BodyRules):
       chunks.push(next.value);
     }
   } finally {
-    clearTimeout(timer);
+    bound.cancel();
   }
   const body = new Uint8Array(size);
   let offset = 0;

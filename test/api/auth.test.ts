@@ -162,6 +162,17 @@ describe('tokens', () => {
     expect(set.size).toBe(2);
   });
 
+  it('answers a token presented again as the first time, and an unknown one never as known', async () => {
+    const set = await createTokenSet('produce:tok-1,consume:tok-1,admin:tok-2');
+    for (let i = 0; i < 3; i++) {
+      expect([...set.scopesOf('tok-1')].sort()).toEqual(['consume', 'produce']);
+      expect([...set.scopesOf('tok-2')]).toEqual(['admin']);
+      expect(set.scopesOf('tok-').size).toBe(0);
+      expect(set.scopesOf('tok-3').size).toBe(0);
+      expect(set.scopesOf('tok-11').size).toBe(0);
+    }
+  });
+
   it('lets admin do everything and a scope only itself', () => {
     expect(allows(new Set(['admin']), 'produce')).toBe(true);
     expect(allows(new Set(['produce']), 'consume')).toBe(false);

@@ -8,9 +8,9 @@ import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed, JSONValue } from 'hono/utils/types';
 import type { ZodType } from 'zod';
-import { allows, type Scope } from '../auth.ts';
+import type { Scope } from '../auth.ts';
 import type { ApiEnv } from '../context.ts';
-import { ApiError, ApiErrorCode } from '../errors.ts';
+import { asRouteStep, checkScope, emptyBodyAsEmptyObject } from '../fused-routes.ts';
 import { ErrorEnvelopeSchema } from '../schemas.ts';
 import { keepBodyText } from '../undelivered.ts';
 
@@ -117,28 +117,31 @@ export const WITH_BODY: readonly ErrorStatus[] = [...WITH_INPUT, 408, 413, 415];
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 
-/** Route middleware: 403 unless the authenticated token holds `scope` (or admin). */
+/**
+ * Route middleware: 403 unless the authenticated token holds `scope` (or admin). A route of the
+ * app runs it inline (lib/api/fused-routes.ts).
+ */
 export function requireScope(scope: Scope): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
-    if (!allows(c.get('scopes'), scope)) {
-      throw new ApiError(ApiErrorCode.forbidden, `This route needs a token with the "${scope}" scope`, {
-        required: scope,
-      });
-    }
-    await next();
-  };
+  return asRouteStep(
+    async (c, next) => {
+      checkScope(c, scope);
+      await next();
+    },
+    { kind: 'scope', scope },
+  );
 }
 
 /**
  * Route middleware for an optional JSON body: an empty body (even sent with a JSON content type)
  * is the empty object, as for a bare POST with no content type.
  */
-export const emptyBodyIsEmptyObject: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  const text = await c.req.text();
-  // hono caches each body reading as a promise (its type says string); json() parses this one.
-  if (text.trim() === '') (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve('{}');
-  await next();
-};
+export const emptyBodyIsEmptyObject: MiddlewareHandler<ApiEnv> = asRouteStep(
+  async (c, next) => {
+    emptyBodyAsEmptyObject(c, await c.req.text());
+    await next();
+  },
+  { kind: 'empty-body-is-empty-object' },
+);
 
 /** Drops keys whose value is undefined: zod's optional output vs `exactOptionalPropertyTypes`. */
 export function compact<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
