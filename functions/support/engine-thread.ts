@@ -80,8 +80,6 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
   let ids: number[] = [];
   let argvs: (readonly string[] | null)[] = [];
   let blocking: number[] | undefined;
-  /** Blocking reads waiting (they may wait long, so they do not count as the engine being busy). */
-  const blockingIds = new Set<number>();
 
   /** Fails every call still waiting, and every call from now on. */
   const fail = (error: Error) => {
@@ -102,24 +100,20 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
 
   worker.on('message', (message: FromEngine) => {
     if ('answers' in message) {
-      const answered = message.answers;
-      const { values, failures } = answered;
+      const { ids, values, failures } = message.answers;
       let nextFailure = 0;
-      for (let i = 0; i < answered.ids.length; i++) {
-        const id = answered.ids[i]!;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
         const failure = failures?.[nextFailure];
         const failed = failure !== undefined && failure.at === i;
         if (failed) nextFailure++;
         const call = pending.get(id);
         if (call === undefined) continue;
         pending.delete(id);
-        blockingIds.delete(id);
         if (!failed) call.resolve(values[i] ?? null);
         else if (failure.reply) call.reject(new RedisReplyError(failure.error));
         else call.reject(new Error(`The local engine failed: ${failure.error}`));
       }
-      // The engine has just finished what it had: the calls held back meanwhile go now.
-      flush();
     } else if ('ready' in message) {
       replayed = message.replayed;
       started();
@@ -146,23 +140,14 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
 
   /** Sends the calls of this tick in one message (see engine-thread-protocol.ts). */
   const flush = () => {
-    if (ids.length === 0) return;
     const calls = blocking === undefined ? { ids, argvs } : { ids, argvs, blocking };
     ids = [];
     argvs = [];
     blocking = undefined;
     worker.postMessage({ calls } satisfies ToEngine);
   };
-  /**
-   * A batch goes at the end of this tick when the engine has nothing else to run; while script
-   * calls are in flight it waits for their answers (or the end of the event loop's turn, whichever
-   * comes first) and takes in the calls that arrive meanwhile: one message for many requests.
-   */
   const post = (id: number, argv: readonly string[] | null) => {
-    if (ids.length === 0) {
-      if (pending.size - blockingIds.size > 1) setImmediate(flush);
-      else queueMicrotask(flush);
-    }
+    if (ids.length === 0) queueMicrotask(flush);
     ids.push(id);
     argvs.push(argv);
   };
@@ -178,7 +163,6 @@ export function startEngineThread(options: { dataFile?: string | undefined } = {
       if (isBlocking) {
         blocking ??= [];
         blocking.push(id);
-        blockingIds.add(id);
       }
       post(id, argv);
     });
