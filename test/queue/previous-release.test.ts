@@ -11,6 +11,7 @@ import { storedDefaults } from '../../lib/queue/config.ts';
 import { DEFAULT_CONFIG } from '../../lib/queue/rules.ts';
 import { createScriptRunner } from '../../lib/queue/script-runner.ts';
 import { release7c8ae99 as release } from './fixtures/release-7c8ae99-scripts.ts';
+import { releaseEcdb9b1 as previous } from './fixtures/release-ecdb9b1-scripts.ts';
 import { onEveryBackend } from './support/suite.ts';
 
 const config = storedDefaults(DEFAULT_CONFIG);
@@ -258,5 +259,93 @@ onEveryBackend(
     });
   },
   // That release's scripts name partition 0's keys: the queue it wrote has one partition.
+  { partitions: [1] },
+);
+
+/**
+ * A rolling upgrade from the release before issue 27's fourth phase (ecdb9b1): its consume, ack and
+ * nack scripts (verbatim, test/queue/fixtures/release-ecdb9b1-scripts.ts) and the current ones act
+ * on one group in turns. The current scripts keep a consumer's held count in the script and write
+ * it once at the end (one HSET) where that release went HINCRBY by HINCRBY: each side must read
+ * what the other left, so maxInFlightPerConsumer caps the consumer exactly and nothing is lost.
+ */
+onEveryBackend(
+  'a group acted on by the previous release (ecdb9b1) and the current code in turns',
+  (make) => {
+    it('keeps one held count per consumer across both, and a nack by that release redelivers once', async () => {
+      const { queue, keys, client, clock } = make();
+      const old = createScriptRunner(client, keys);
+      const scope = { queue: 'q', partition: 0, group: 'g' };
+      const oldConsume = async (consumer: string, count: number) =>
+        (
+          (await old(previous.consume, scope, {
+            consumer,
+            count,
+            now: clock.now(),
+            leaseMs: 30_000,
+            maxBytes: 1_000_000,
+            answered: 0,
+            config,
+            partition: 0,
+          })) as { messages: { id: string }[] }
+        ).messages.map((m) => m.id);
+      const oldAck = async (consumer: string, ids: string[]) =>
+        ((await old(previous.ack, scope, { consumer, outcomes: 1, ids })) as { acked: number }).acked;
+      const newConsume = async (consumer: string, count: number) =>
+        (await queue.consume('q', 'g', consumer, count)).map((m) => ({ id: m.id, deliveries: m.deliveries }));
+
+      await queue.configure('q', { maxInFlightPerConsumer: 5 });
+      await queue.createGroup('q', 'g', '0');
+      const ids = await queue.produce(
+        'q',
+        Array.from({ length: 12 }, (_, i) => ({ body: i })),
+      );
+
+      const first = await oldConsume('c', 3);
+      expect(first).toEqual(ids.slice(0, 3));
+      // The current consume reads the held count that release wrote: 2 more, up to the cap of 5.
+      const second = await newConsume('c', 10);
+      expect(second.map((m) => m.id)).toEqual(ids.slice(3, 5));
+      // That release's ack lowers the count the current consume then reads.
+      expect(await oldAck('c', [first[0] as string])).toBe(1);
+      expect((await newConsume('c', 10)).map((m) => m.id)).toEqual([ids[5]]);
+      // The current ack lowers it (one HSET), and that release's consume reads what it left: 2 held.
+      expect(await queue.ack('q', 'g', [first[1] as string, ...second.map((m) => m.id)])).toBe(3);
+      const third = await oldConsume('c', 10);
+      expect(third).toEqual(ids.slice(6, 9));
+      expect(await newConsume('c', 10)).toEqual([]);
+
+      // That release's nack gives one back: another consumer gets it once more, with the rest.
+      const requeued = (await old(previous.nack, scope, {
+        consumer: 'c',
+        now: clock.now(),
+        delayMs: 0,
+        config,
+        ids: [third[0] as string],
+      })) as { requeued: number };
+      expect(requeued.requeued).toBe(1);
+      const fourth = await newConsume('d', 10);
+      expect(fourth).toEqual([
+        { id: third[0], deliveries: 2 },
+        { id: ids[9], deliveries: 1 },
+        { id: ids[10], deliveries: 1 },
+        { id: ids[11], deliveries: 1 },
+      ]);
+      // c holds first[2], ids[5], third[1], third[2]; d holds the four it took. All acked, none left.
+      const held = [first[2], ids[5], third[1], third[2]] as string[];
+      expect(await oldAck('c', held.slice(0, 2))).toBe(2);
+      expect(await queue.ack('q', 'g', [...held.slice(2), ...fourth.map((m) => m.id)])).toBe(6);
+      expect(await queue.pendingSummary('q', 'g')).toMatchObject({ pending: 0 });
+      expect((await queue.stats('q')).groups[0]).toMatchObject({ pending: 0, lag: 0 });
+      // Both consumers can take their full cap again: no count was left behind.
+      const more = await queue.produce(
+        'q',
+        Array.from({ length: 10 }, (_, i) => ({ body: 100 + i })),
+      );
+      expect(await oldConsume('c', 10)).toEqual(more.slice(0, 5));
+      expect((await newConsume('d', 10)).map((m) => m.id)).toEqual(more.slice(5, 10));
+    });
+  },
+  // That release's scripts are called here with partition 0's keys: one partition.
   { partitions: [1] },
 );
